@@ -1,0 +1,46 @@
+# The two quick-start commands, and the helpers around them.
+#   make run    configure + build (Release), run the default benchmark suite (GPU if present, else CPU),
+#               write results/bench.{json,csv,md} and the plots results/*.png
+#   make test   configure + build, run every test with ctest (GPU tests skip without a GPU)
+# Both install missing Debian packages when run as root (scripts/deps), else print the install line.
+PRESET ?= release
+SWATH := build/$(PRESET)/swath
+RESULTS ?= results
+# A Python that has matplotlib: the one on PATH, or Debian's (python3-matplotlib).
+PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import matplotlib' >/dev/null 2>&1 && { echo $$p; break; }; done)
+
+.PHONY: run test build sanitize plots docs clean
+
+build:
+	cmake --preset $(PRESET)
+	cmake --build --preset $(PRESET)
+
+run:
+	scripts/deps run
+	$(MAKE) --no-print-directory build
+	mkdir -p $(RESULTS)
+	$(SWATH) bench all --json $(RESULTS)/bench.json --csv $(RESULTS)/bench.csv --md $(RESULTS)/bench.md
+	$(MAKE) --no-print-directory plots
+
+test:
+	scripts/deps build
+	$(MAKE) --no-print-directory build
+	ctest --preset $(PRESET)
+
+# The CPU backend under AddressSanitizer and UndefinedBehaviorSanitizer (CI runs this after `make test`).
+sanitize:
+	scripts/deps build
+	cmake --preset sanitize
+	cmake --build --preset sanitize
+	ctest --preset sanitize
+
+plots:
+	@if [ -n "$(PYTHON)" ]; then $(PYTHON) tools/plot.py $(RESULTS)/bench.json --out $(RESULTS); \
+	else echo "plots skipped: no Python with matplotlib (install: sudo apt-get install python3-matplotlib)"; fi
+
+# Regenerate the README's and docs/' results tables and plots from bench/results/<gpu>/*.json.
+docs:
+	$(PYTHON) tools/tables.py
+
+clean:
+	rm -rf build results

@@ -1,0 +1,300 @@
+// swath: the command-line tool. Every subcommand reads the same registry tables the tests use.
+// Only this file turns errors into exit codes:
+//   0 success, 1 a verification failed, 2 bad input, 3 out of memory, 4 CUDA or other runtime error.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "swath/bench/ceilings.hpp"
+#include "swath/bench/family.hpp"
+#include "swath/bench/runner.hpp"
+#include "swath/build_info.hpp"
+#include "swath/core/device.hpp"
+#include "swath/core/error.hpp"
+
+namespace {
+
+using namespace swath;
+
+enum exit_code { success = 0, verification_failed = 1, bad_input = 2, out_of_memory = 3, runtime_failure = 4 };
+
+backend resolve_device(const std::string& requested) {
+  if (requested == "cpu") return backend::cpu;
+  std::string why;
+  const auto gpu = query_gpu(&why);
+  if (requested == "auto") return gpu ? backend::cuda : backend::cpu;
+  if (!gpu) throw usage_error("--device cuda: " + why);
+  return backend::cuda;
+}
+
+std::string ceilings_key(backend where) {
+  if (where == backend::cuda) return query_gpu()->name;
+  return "cpu " + query_cpu().model;
+}
+
+bench::ceilings obtain_ceilings(backend where, bool use_cache, bool quick, bool progress) {
+  const std::string key = ceilings_key(where);
+  if (use_cache) {
+    if (auto cached = bench::load_ceilings(key)) return *cached;
+  }
+  bench::measure_options options;
+  options.gpu = where == backend::cuda;
+  options.cpu = where == backend::cpu;
+  options.quick = quick;
+  bench::ceilings values = bench::measure_ceilings(options, progress);
+  values.device = key;
+  if (quick) {
+    values.source += " (quick)";  // rough figures: not cached
+  } else {
+    bench::save_ceilings(values);
+  }
+  return values;
+}
+
+std::vector<bench::size_spec> parse_sizes(const std::vector<std::string>& texts) {
+  std::vector<bench::size_spec> sizes;
+  for (const std::string& text : texts) sizes.push_back(bench::parse_size(text));
+  return sizes;
+}
+
+void print_info() {
+  std::printf("swath %s (%s, %s build, %s)\n", build_info::version, build_info::git_revision, build_info::build_type,
+              cuda_built() ? "CUDA backend" : "CPU backend only");
+  const cpu_info cpu = query_cpu();
+  std::printf("CPU   %s: %d logical cores, %d OpenMP threads, L1d %s, L2 %s, L3 %s, memory %s\n", cpu.model.c_str(),
+              cpu.logical_cores, cpu.openmp_threads, format_bytes(static_cast<double>(cpu.l1d_bytes)).c_str(),
+              format_bytes(static_cast<double>(cpu.l2_bytes)).c_str(), format_bytes(static_cast<double>(cpu.l3_bytes)).c_str(),
+              format_bytes(static_cast<double>(cpu.memory_bytes)).c_str());
+  std::string why;
+  if (const auto gpu = query_gpu(&why)) {
+    std::printf("GPU   %s: compute %d.%d, %d SMs, L2 %s, memory %s, SM clock %d MHz, memory clock %d MHz, %d-bit bus\n",
+                gpu->name.c_str(), gpu->compute_major, gpu->compute_minor, gpu->sm_count,
+                format_bytes(static_cast<double>(gpu->l2_bytes)).c_str(),
+                format_bytes(static_cast<double>(gpu->memory_bytes)).c_str(), gpu->sm_clock_khz / 1000,
+                gpu->memory_clock_khz / 1000, gpu->memory_bus_bits);
+  } else {
+    std::printf("GPU   none (%s)\n", why.c_str());
+  }
+  for (const backend where : {backend::cuda, backend::cpu}) {
+    if (where == backend::cuda && !query_gpu()) continue;
+    const std::string key = ceilings_key(where);
+    if (const auto cached = bench::load_ceilings(key)) {
+      std::printf("ceilings for %s, measured %s:\n%s\n", key.c_str(), cached->measured_at.c_str(),
+                  nlohmann::json(*cached).dump(2).c_str());
+    } else {
+      std::printf("ceilings for %s: not measured yet (run: swath roofline --device %s)\n", key.c_str(),
+                  std::string(to_string(where)).c_str());
+    }
+  }
+}
+
+void print_list(const std::string& family_name) {
+  for (const bench::family* f : bench::families()) {
+    if (family_name != "all" && f->name() != family_name) continue;
+    std::printf("%s: %s\n  sizes: %s\n", std::string(f->name()).c_str(), std::string(f->summary()).c_str(),
+                std::string(f->size_help()).c_str());
+    for (const variant_info& v : f->variants()) {
+      std::printf("  %-42s %s%s\n", std::string(v.name).c_str(), v.vendor ? "[vendor] " : "",
+                  std::string(v.summary).c_str());
+    }
+  }
+  if (family_name != "all") bench::find_family(family_name);  // unknown names are an error
+  if (!cuda_built()) std::printf("(this build has no CUDA backend: CUDA variants are not listed)\n");
+}
+
+void print_ceilings(const bench::ceilings& values) {
+  std::printf("ceilings of %s (%s, %s)\n", values.device.c_str(), values.source.c_str(), values.measured_at.c_str());
+  if (values.gpu) {
+    const auto& g = *values.gpu;
+    std::printf("  device copy        %8.1f GB/s   (kernel %.1f, cudaMemcpy %.1f; bytes read + written)\n", g.copy_gbps,
+                g.copy_kernel_gbps, g.copy_memcpy_gbps);
+    std::printf("  device read        %8.1f GB/s\n", g.read_gbps);
+    std::printf("  FP32 FMA           %8.0f GFLOP/s (%.1f%% of the %.0f GFLOP/s from SMs x lanes x 2 x clock)\n",
+                g.fp32_fma_gflops, 100.0 * g.fp32_fma_gflops / g.fp32_theoretical_gflops, g.fp32_theoretical_gflops);
+    std::printf("  cuBLAS SGEMM       %8.0f GFLOP/s (FP32, no TF32)\n", g.sgemm_gflops);
+    std::printf("  host to device     %8.1f GB/s   (pinned)\n", g.h2d_pinned_gbps);
+    std::printf("  device to host     %8.1f GB/s   (pinned)\n", g.d2h_pinned_gbps);
+  }
+  if (values.cpu) {
+    const auto& c = *values.cpu;
+    std::printf("  CPU copy           %8.1f GB/s all %d threads, %.1f GB/s one core (bytes read + written)\n",
+                c.copy_gbps_all_cores, c.threads, c.copy_gbps_one_core);
+    std::printf("  CPU FP32 FMA       %8.1f GFLOP/s all threads, %.1f GFLOP/s one core\n", c.fma_gflops_all_cores,
+                c.fma_gflops_one_core);
+  }
+}
+
+struct bench_arguments {
+  std::string family = "all";
+  std::vector<std::string> sizes;
+  std::string variants = "*";
+  std::string device = "auto";
+  int reps = 20;
+  int warmup = 3;
+  std::string json, csv, md;
+  bool cached_ceilings = false;
+  bool quick_ceilings = false;
+  bool quiet = false;
+  std::uint64_t seed = 0x5eed;
+};
+
+int run_bench(const bench_arguments& args, bool timed) {
+  bench::run_options options;
+  options.families = {args.family};
+  options.sizes = parse_sizes(args.sizes);
+  options.variant_glob = args.variants;
+  options.where = resolve_device(args.device);
+  options.repetitions = args.reps;
+  options.warmup = args.warmup;
+  options.timed = timed;
+  options.seed = args.seed;
+  options.progress = !args.quiet;
+  bench::check_plan(options);
+  bench::ceilings limits;
+  if (timed) {
+    limits = obtain_ceilings(options.where, args.cached_ceilings, args.quick_ceilings, options.progress);
+  } else {
+    limits.source = "not measured (verify only)";
+    limits.device = ceilings_key(options.where);
+  }
+  const bench::run_report report = bench::run(options, limits);
+  std::fputs(bench::format_table(report).c_str(), stdout);
+  if (!args.json.empty()) bench::write_file_atomically(args.json, bench::to_json(report).dump(2) + "\n");
+  if (!args.csv.empty()) bench::write_file_atomically(args.csv, bench::format_csv(report));
+  if (!args.md.empty()) bench::write_file_atomically(args.md, bench::format_markdown(report));
+  const int failures = report.failures();
+  if (failures > 0) {
+    std::fprintf(stderr, "swath: %d case%s failed verification\n", failures, failures == 1 ? "" : "s");
+    return verification_failed;
+  }
+  return success;
+}
+
+void add_selection_options(CLI::App* command, bench_arguments& args) {
+  command->add_option("family", args.family, "family name, or all")->capture_default_str();
+  command->add_option("--size,-s", args.sizes,
+                      "problem size, repeatable: N, 2^k, WxH or WxHxD (default: each variant's suite)");
+  command->add_option("--variants,-v", args.variants, "glob on variant names, e.g. '*cuda/05*'")->capture_default_str();
+  command->add_option("--device,-d", args.device, "cpu, cuda, or auto (the GPU when there is one)")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->capture_default_str();
+  command->add_option("--seed", args.seed, "seed of the random inputs");
+  command->add_flag("--quiet,-q", args.quiet, "no progress line on stderr");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"swath: data-parallel kernels as numbered optimisation steps, verified against a float64\n"
+               "reference and measured against this machine's own ceilings and the vendor libraries."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("swath ") + build_info::version + " (" + build_info::git_revision + ")");
+
+  auto* info = app.add_subcommand("info", "the machine: CPU, GPU, caches, cached ceilings");
+
+  std::string list_family = "all";
+  auto* list = app.add_subcommand("list", "variants with their summaries");
+  list->add_option("family", list_family, "family name, or all")->capture_default_str();
+
+  bench_arguments verify_args;
+  auto* verify = app.add_subcommand("verify", "run every selected variant once and check it against the float64 reference");
+  add_selection_options(verify, verify_args);
+
+  bench_arguments bench_args;
+  auto* bench = app.add_subcommand("bench", "verify, then time the selected variants (median of --reps repetitions)");
+  add_selection_options(bench, bench_args);
+  bench->add_option("--reps,-r", bench_args.reps, "timed repetitions per case")->check(CLI::Range(1, 100000))->capture_default_str();
+  bench->add_option("--warmup", bench_args.warmup, "untimed runs before timing")->check(CLI::Range(0, 1000))->capture_default_str();
+  bench->add_option("--json", bench_args.json, "write every row, the machine and the ceilings as JSON");
+  bench->add_option("--csv", bench_args.csv, "write the rows as CSV");
+  bench->add_option("--md", bench_args.md, "write the table as Markdown");
+  bench->add_flag("--cached-ceilings", bench_args.cached_ceilings,
+                  "reuse this device's cached ceilings instead of measuring them in this run");
+  bench->add_flag("--quick-ceilings", bench_args.quick_ceilings, "measure the ceilings quickly and roughly (smoke runs)");
+
+  std::string roofline_device = "auto";
+  bool roofline_quick = false;
+  std::string roofline_json;
+  auto* roofline = app.add_subcommand("roofline", "measure this machine's ceilings (bandwidths, FMA peak, cuBLAS SGEMM) and cache them");
+  roofline->add_option("--device,-d", roofline_device, "cpu, cuda, or auto")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->capture_default_str();
+  roofline->add_flag("--quick", roofline_quick, "smaller buffers, fewer repetitions");
+  roofline->add_option("--json", roofline_json, "also write the ceilings to this file");
+
+  // CLI11 reports an unknown command as a missing one; name it instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string command = argv[1];
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands({})) known = known || sub->get_name() == command;
+    if (!known) {
+      std::fprintf(stderr, "swath: error: unknown command '%s' (commands: info, list, verify, bench, roofline)\n",
+                   command.c_str());
+      return bad_input;
+    }
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "swath: error: %s (see swath --help)\n", e.what());
+    return bad_input;
+  }
+
+  try {
+    if (*info) {
+      print_info();
+      return success;
+    }
+    if (*list) {
+      print_list(list_family);
+      return success;
+    }
+    if (*verify) return run_bench(verify_args, false);
+    if (*bench) return run_bench(bench_args, true);
+    if (*roofline) {
+      const backend where = resolve_device(roofline_device);
+      bench::measure_options options;
+      options.gpu = where == backend::cuda;
+      options.cpu = true;
+      options.quick = roofline_quick;
+      bench::ceilings values = bench::measure_ceilings(options, true);
+      values.device = ceilings_key(where);
+      if (where == backend::cuda) {
+        // The CPU half goes to the CPU's own cache entry.
+        bench::ceilings cpu_part = values;
+        cpu_part.gpu.reset();
+        cpu_part.device = ceilings_key(backend::cpu);
+        bench::save_ceilings(cpu_part);
+      }
+      bench::save_ceilings(values);
+      print_ceilings(values);
+      if (!roofline_json.empty()) bench::write_file_atomically(roofline_json, nlohmann::json(values).dump(2) + "\n");
+      std::printf("cached in %s\n", bench::ceilings_cache_path(values.device).c_str());
+      return success;
+    }
+  } catch (const usage_error& e) {
+    std::fprintf(stderr, "swath: error: %s\n", e.what());
+    return bad_input;
+  } catch (const out_of_memory_error& e) {
+    std::fprintf(stderr, "swath: error: %s\n", e.what());
+    return out_of_memory;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "swath: error: out of host memory\n");
+    return out_of_memory;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "swath: error: %s\n", e.what());
+    return runtime_failure;
+  }
+  return success;
+}

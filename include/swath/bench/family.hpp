@@ -1,0 +1,85 @@
+#pragma once
+// What the benchmark runner needs from a kernel family: its variants, its default sizes, and a way to
+// set up one variant at one size (a trial) with fresh inputs, run it, and check it.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "swath/registry.hpp"
+
+namespace swath::bench {
+
+// A problem size as the user writes it: "N", "2^k", "WxH" or "WxHxD"; all extents ≥ 1.
+struct size_spec {
+  std::vector<std::int64_t> extents;
+  [[nodiscard]] std::string text() const;
+  [[nodiscard]] std::int64_t count() const;  // product of the extents
+  bool operator==(const size_spec&) const = default;
+};
+// Throws usage_error naming the problem (zero, negative, not a number, overflow).
+size_spec parse_size(std::string_view text);
+
+// The outcome of checking one run against the float64 reference.
+struct check_result {
+  std::int64_t checked = 0;           // output elements compared
+  std::int64_t unwritten = 0;         // elements still holding the poison
+  std::int64_t not_finite = 0;        // NaN or infinity that was computed
+  std::int64_t outside_writes = 0;    // elements outside the output region that were overwritten
+  double max_relative_error = 0;      // |out - ref| / max(|ref|, 1e-6 · max|ref|)
+  std::int64_t worst_index = -1;
+  double tolerance = 0;
+  [[nodiscard]] bool passed() const {
+    return checked > 0 && unwritten == 0 && not_finite == 0 && outside_writes == 0 &&
+           max_relative_error <= tolerance;
+  }
+  [[nodiscard]] std::string describe() const;
+};
+
+struct trial_options {
+  std::uint64_t seed = 0x5eed;
+  // Extra input sets are allocated until all sets together exceed this many bytes (so that timing
+  // does not measure the cache), memory permitting; 0 = one set.
+  std::int64_t rotate_until_bytes = 0;
+  int max_sets = 64;
+};
+
+// One variant at one size, with its data allocated and filled.
+class trial {
+ public:
+  virtual ~trial() = default;
+  [[nodiscard]] virtual int sets() const = 0;
+  virtual void poison_outputs() = 0;
+  // Enqueue one run on input set `set` (asynchronous on the GPU).
+  virtual void run(int set) = 0;
+  // Wait for the device, then compare set 0's outputs with the reference.
+  virtual check_result check() = 0;
+  // True: time with CUDA events on the trial's stream; false: the host clock (run() finishes its work).
+  [[nodiscard]] virtual bool timed_on_device() const = 0;
+  [[nodiscard]] virtual void* stream() const { return nullptr; }
+};
+
+class family {
+ public:
+  virtual ~family() = default;
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  [[nodiscard]] virtual std::string_view summary() const = 0;
+  [[nodiscard]] virtual std::vector<variant_info> variants() const = 0;
+  [[nodiscard]] virtual std::vector<size_spec> default_sizes(const variant_info& variant) const = 0;
+  [[nodiscard]] virtual std::string_view size_help() const = 0;
+  // Why this variant cannot run at this size ("" if it can).
+  [[nodiscard]] virtual std::string unsupported(const variant_info& variant, const size_spec& size) const = 0;
+  [[nodiscard]] virtual work_amount work(const variant_info& variant, const size_spec& size) const = 0;
+  // Device or host bytes one input+output set needs, to refuse sizes that cannot fit before allocating.
+  [[nodiscard]] virtual std::int64_t footprint_bytes(const variant_info& variant, const size_spec& size) const = 0;
+  [[nodiscard]] virtual std::unique_ptr<trial> make_trial(const variant_info& variant, const size_spec& size,
+                                                          const trial_options& options) const = 0;
+};
+
+// Every family, in the order the suite runs them (src/families.cpp).
+std::span<const family* const> families();
+const family& find_family(std::string_view name);  // throws usage_error listing the known names
+
+}  // namespace swath::bench

@@ -1,0 +1,60 @@
+#pragma once
+// The variant record's common part. Each family keeps one table of its records (src/<family>/registry.cpp); the CLI, the
+// tests and the benchmarks all read that table. Adding an optimisation step is one file plus one row.
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace swath {
+
+enum class backend { cpu, cuda };
+std::string_view to_string(backend where);
+
+// The minimum traffic and arithmetic a problem needs: each input read once, each output written once.
+struct work_amount {
+  double bytes = 0;
+  double flops = 0;
+};
+
+// Which measured ceiling bounds a variant's memory traffic.
+enum class ceiling_kind {
+  device_memory,   // GPU device memory (measured copy bandwidth, bytes read + written)
+  host_to_device,  // the host link, pinned, host to device
+  device_to_host,  // the host link, pinned, device to host
+  host_memory,     // CPU memory, all cores
+  host_memory_one_core,
+};
+std::string_view to_string(ceiling_kind kind);
+
+// What every variant says about itself, whatever its family.
+struct variant_info {
+  std::string_view name;     // "family/backend/NN_step"; vendor rows "family/backend/vendor_<library>"
+  backend where = backend::cpu;
+  std::string_view summary;  // one line
+  std::string_view problem;  // the problem it solves; rows of the same problem and size share a vendor baseline
+  double tolerance = 0;      // largest relative error against the float64 reference that passes
+  bool vendor = false;       // a vendor library, registered as a baseline
+  ceiling_kind bound = ceiling_kind::device_memory;
+};
+
+// Why a variant cannot run a problem; empty `why` means it can.
+struct support {
+  std::string_view why;
+  [[nodiscard]] bool ok() const { return why.empty(); }
+  static support yes() { return {}; }
+  static support no(std::string_view reason) { return {reason}; }
+};
+
+// How a variant is launched: the stream (a cudaStream_t; nullptr = default) and what the device offers.
+struct launch_context {
+  void* stream = nullptr;
+  int sm_count = 0;
+  int cpu_threads = 0;
+};
+
+// Each family's record embeds variant_info and adds its typed entry points, e.g. (elementwise.hpp):
+//   struct variant { variant_info info; operation op; ...; support (*supports)(const problem&);
+//                    void (*run)(const problem&, const operands&, const launch_context&);
+//                    work_amount (*work)(const problem&); };
+
+}  // namespace swath

@@ -1,0 +1,94 @@
+#include <charconv>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "swath/bench/family.hpp"
+#include "swath/core/error.hpp"
+
+namespace swath::bench {
+namespace {
+
+// Products of extents stay far below 2^62 so that byte counts (× 16 at most) cannot overflow int64.
+constexpr std::int64_t largest_count = std::int64_t{1} << 56;
+
+std::int64_t parse_extent(std::string_view text, std::string_view whole) {
+  const auto bad = [&](const std::string& why) {
+    return usage_error("bad size '" + std::string(whole) + "': " + why);
+  };
+  if (text.empty()) throw bad("an extent is empty");
+  if (text.front() == '-') throw bad("extents must be positive");
+  std::int64_t value = 0;
+  const auto caret = text.find('^');
+  if (caret != std::string_view::npos) {  // 2^k
+    std::int64_t base = 0;
+    std::int64_t exponent = 0;
+    const auto base_text = text.substr(0, caret);
+    const auto exponent_text = text.substr(caret + 1);
+    const auto [base_end, base_error] = std::from_chars(base_text.data(), base_text.data() + base_text.size(), base);
+    const auto [exp_end, exp_error] =
+        std::from_chars(exponent_text.data(), exponent_text.data() + exponent_text.size(), exponent);
+    if (base_error != std::errc() || exp_error != std::errc() || base_end != base_text.data() + base_text.size() ||
+        exp_end != exponent_text.data() + exponent_text.size() || base != 2) {
+      throw bad("write a power as 2^k");
+    }
+    if (exponent < 0 || exponent > 56) throw bad("2^k needs 0 <= k <= 56");
+    return std::int64_t{1} << exponent;
+  }
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error == std::errc::result_out_of_range) throw bad("too large");
+  if (error != std::errc() || end != text.data() + text.size()) throw bad("'" + std::string(text) + "' is not a whole number");
+  if (value <= 0) throw bad("extents must be at least 1");
+  return value;
+}
+
+}  // namespace
+
+size_spec parse_size(std::string_view text) {
+  size_spec size;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t cross = text.find_first_of("xX", start);
+    size.extents.push_back(parse_extent(text.substr(start, cross == std::string_view::npos ? cross : cross - start), text));
+    if (cross == std::string_view::npos) break;
+    start = cross + 1;
+  }
+  if (size.extents.size() > 3) throw usage_error("bad size '" + std::string(text) + "': at most three extents (WxHxD)");
+  std::int64_t count = 1;
+  for (const std::int64_t extent : size.extents) {
+    if (extent > largest_count / count) throw usage_error("bad size '" + std::string(text) + "': too many elements");
+    count *= extent;
+  }
+  return size;
+}
+
+std::string size_spec::text() const {
+  std::string out;
+  for (const std::int64_t extent : extents) out += (out.empty() ? "" : "x") + std::to_string(extent);
+  return out;
+}
+
+std::int64_t size_spec::count() const {
+  std::int64_t product = 1;
+  for (const std::int64_t extent : extents) product *= extent;
+  return product;
+}
+
+std::string check_result::describe() const {
+  char text[256];
+  if (checked == 0) return "nothing was checked";
+  if (unwritten > 0) {
+    std::snprintf(text, sizeof text, "%lld of %lld outputs never written", static_cast<long long>(unwritten),
+                  static_cast<long long>(checked));
+  } else if (not_finite > 0) {
+    std::snprintf(text, sizeof text, "%lld outputs are NaN or infinite", static_cast<long long>(not_finite));
+  } else if (outside_writes > 0) {
+    std::snprintf(text, sizeof text, "%lld writes outside the output region", static_cast<long long>(outside_writes));
+  } else {
+    std::snprintf(text, sizeof text, "max relative error %.3g (tolerance %.3g) at element %lld", max_relative_error,
+                  tolerance, static_cast<long long>(worst_index));
+  }
+  return text;
+}
+
+}  // namespace swath::bench

@@ -1,0 +1,74 @@
+#include <omp.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <fstream>
+#include <string>
+
+#include "swath/core/device.hpp"
+
+namespace swath {
+namespace {
+
+std::string read_line(const std::string& path) {
+  std::ifstream file(path);
+  std::string line;
+  std::getline(file, line);
+  return line;
+}
+
+// "48K", "2048K", "32M" as in /sys/devices/system/cpu/cpu0/cache/index*/size.
+std::int64_t parse_cache_size(const std::string& text) {
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return 0;
+  std::size_t used = 0;
+  const std::int64_t value = std::stoll(text, &used);
+  const char unit = used < text.size() ? text[used] : ' ';
+  if (unit == 'K') return value << 10;
+  if (unit == 'M') return value << 20;
+  if (unit == 'G') return value << 30;
+  return value;
+}
+
+}  // namespace
+
+cpu_info query_cpu() {
+  cpu_info info;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      info.model = line.substr(line.find(':') + 2);
+      break;
+    }
+  }
+  if (info.model.empty()) info.model = "unknown CPU";
+  info.logical_cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  info.openmp_threads = omp_get_max_threads();
+  info.memory_bytes = static_cast<std::int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+  for (int index = 0; index < 8; ++index) {
+    const std::string base = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+    const std::string level = read_line(base + "level");
+    if (level.empty()) break;
+    const std::string type = read_line(base + "type");
+    const std::int64_t size = parse_cache_size(read_line(base + "size"));
+    if (level == "1" && type == "Data") info.l1d_bytes = size;
+    if (level == "2") info.l2_bytes = size;
+    if (level == "3") info.l3_bytes = size;
+  }
+  return info;
+}
+
+std::string slug(const std::string& name) {
+  std::string out;
+  for (const char ch : name) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c)) {
+      out += static_cast<char>(std::tolower(c));
+    } else if (!out.empty() && out.back() != '-') {
+      out += '-';
+    }
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out.empty() ? "unknown" : out;
+}
+
+}  // namespace swath

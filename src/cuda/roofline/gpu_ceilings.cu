@@ -1,0 +1,174 @@
+// GPU ceilings, measured with the same care as the benchmarks (CUDA events, median, buffers many times
+// the L2): device-memory copy (kernel and cudaMemcpy), read-only bandwidth, FP32 FMA throughput,
+// cuBLAS SGEMM (FP32, no TF32) and pinned host<->device transfers.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "swath/bench/ceilings.hpp"
+#include "swath/core/buffer.hpp"
+#include "swath/core/device.hpp"
+#include "swath/core/error.hpp"
+#include "swath/core/random.hpp"
+#include "swath/core/timing.hpp"
+
+namespace swath::bench {
+namespace {
+
+constexpr int threads = 256;
+constexpr int unroll = 4;
+
+// Copy with 16-byte accesses, four in flight per thread, evict-first hints (nothing is reused).
+__global__ void __launch_bounds__(threads) copy_kernel(const float4* source, float4* destination, std::int64_t n4) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * threads;
+  std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * threads + threadIdx.x;
+  for (; i + (unroll - 1) * stride < n4; i += unroll * stride) {
+    float4 v[unroll];
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) v[u] = __ldcs(source + i + u * stride);
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) __stcs(destination + i + u * stride, v[u]);
+  }
+  for (; i < n4; i += stride) __stcs(destination + i, __ldcs(source + i));
+}
+
+// Read-only: sum everything; one atomic per warp keeps the result (and so the loads) alive.
+__global__ void __launch_bounds__(threads) read_kernel(const float4* source, std::int64_t n4, float* total) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * threads;
+  std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * threads + threadIdx.x;
+  float sum = 0;
+  for (; i + (unroll - 1) * stride < n4; i += unroll * stride) {
+    float4 v[unroll];
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) v[u] = __ldcs(source + i + u * stride);
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) sum += v[u].x + v[u].y + v[u].z + v[u].w;
+  }
+  for (; i < n4; i += stride) {
+    const float4 v = __ldcs(source + i);
+    sum += v.x + v.y + v.z + v.w;
+  }
+  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+  if (threadIdx.x % 32 == 0) atomicAdd(total, sum);
+}
+
+// Eight independent FMA chains per thread: with 2048 threads per SM, each of the 4 schedulers has 16
+// warps × 8 chains of independent FMAs to cover the 4-cycle latency.
+constexpr int fma_chains = 8;
+__global__ void __launch_bounds__(threads) fma_kernel(float* out, int iterations, float scale, float offset) {
+  float acc[fma_chains];
+#pragma unroll
+  for (int k = 0; k < fma_chains; ++k) acc[k] = static_cast<float>(threadIdx.x + k);
+  for (int i = 0; i < iterations; ++i) {
+#pragma unroll
+    for (int k = 0; k < fma_chains; ++k) acc[k] = fmaf(acc[k], scale, offset);
+  }
+  float sum = 0;
+#pragma unroll
+  for (int k = 0; k < fma_chains; ++k) sum += acc[k];
+  out[static_cast<std::int64_t>(blockIdx.x) * threads + threadIdx.x] = sum;
+}
+
+double median_device_seconds(const std::function<void(int)>& body, int repetitions) {
+  return summarize(time_on_device(body, 2, repetitions)).median_s;
+}
+
+int lanes_per_sm(int major, int minor) {
+  // FP32 lanes per SM: Volta, Turing and the A100 have 64; GA10x, Ada, Hopper and Blackwell 128.
+  if (major < 8 || (major == 8 && minor == 0)) return 64;
+  return 128;
+}
+
+}  // namespace
+
+gpu_ceilings measure_gpu_ceilings(bool quick) {
+  const auto gpu = query_gpu();
+  SWATH_EXPECTS(gpu.has_value(), "measuring GPU ceilings needs a CUDA device");
+  gpu_ceilings out;
+  out.fp32_theoretical_gflops =
+      static_cast<double>(gpu->sm_count) * lanes_per_sm(gpu->compute_major, gpu->compute_minor) * 2.0 *
+      gpu->sm_clock_khz * 1e-6;
+  const int repetitions = quick ? 5 : 20;
+
+  // Memory: two buffers of max(1 GiB, 8 × L2) (quick: 8 × L2), so the L2 holds a small fraction.
+  const std::int64_t bytes = quick ? 8 * gpu->l2_bytes : std::max<std::int64_t>(std::int64_t{1} << 30, 8 * gpu->l2_bytes);
+  const std::int64_t n4 = bytes / 16;
+  const auto count = static_cast<std::size_t>(4 * n4);
+  buffer<float> source(memory_kind::device, count);
+  buffer<float> destination(memory_kind::device, count);
+  fill_random_device(source.data(), static_cast<std::int64_t>(count), 11);
+  fill_random_device(destination.data(), static_cast<std::int64_t>(count), 12);
+  int blocks_per_sm = 0;
+  SWATH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, copy_kernel, threads, 0));
+  const unsigned grid = static_cast<unsigned>(std::max(1, blocks_per_sm) * gpu->sm_count);
+  const auto* from = reinterpret_cast<const float4*>(source.data());
+  auto* to = reinterpret_cast<float4*>(destination.data());
+  const double moved = 2.0 * static_cast<double>(bytes);
+  out.copy_kernel_gbps = moved / median_device_seconds([&](int) {
+    copy_kernel<<<grid, threads>>>(from, to, n4);
+    SWATH_CHECK_LAST();
+  }, repetitions) * 1e-9;
+  out.copy_memcpy_gbps = moved / median_device_seconds([&](int) {
+    SWATH_CUDA_CHECK(cudaMemcpyAsync(to, from, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToDevice));
+  }, repetitions) * 1e-9;
+  out.copy_gbps = std::max(out.copy_kernel_gbps, out.copy_memcpy_gbps);
+
+  buffer<float> total(memory_kind::device, 1);
+  out.read_gbps = static_cast<double>(bytes) / median_device_seconds([&](int) {
+    read_kernel<<<grid, threads>>>(from, n4, total.data());
+    SWATH_CHECK_LAST();
+  }, repetitions) * 1e-9;
+
+  // FMA: 2048 threads per SM; a few milliseconds per launch.
+  const int iterations = quick ? 4096 : 65536;
+  const unsigned fma_grid = static_cast<unsigned>(gpu->sm_count * (2048 / threads));
+  buffer<float> fma_out(memory_kind::device, static_cast<std::size_t>(fma_grid) * threads);
+  const double flops = 2.0 * fma_chains * iterations * static_cast<double>(fma_grid) * threads;
+  out.fp32_fma_gflops = flops / median_device_seconds([&](int) {
+    fma_kernel<<<fma_grid, threads>>>(fma_out.data(), iterations, 0.9999999f, 1e-7f);
+    SWATH_CHECK_LAST();
+  }, repetitions) * 1e-9;
+
+  // cuBLAS SGEMM in plain FP32: pedantic math forbids TF32 and other reduced-precision shortcuts.
+  {
+    const int n = quick ? 1024 : 8192;
+    const auto elements = static_cast<std::size_t>(n) * n;
+    buffer<float> a(memory_kind::device, elements), b(memory_kind::device, elements), c(memory_kind::device, elements);
+    fill_random_device(a.data(), static_cast<std::int64_t>(elements), 21);
+    fill_random_device(b.data(), static_cast<std::int64_t>(elements), 22);
+    cublasHandle_t handle = nullptr;
+    SWATH_CUBLAS_CHECK(cublasCreate(&handle));
+    try {
+      SWATH_CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH));
+      const float one = 1.0f, zero = 0.0f;
+      const double gemm_flops = 2.0 * n * static_cast<double>(n) * n;
+      out.sgemm_gflops = gemm_flops / median_device_seconds([&](int) {
+        SWATH_CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a.data(), n, b.data(), n, &zero,
+                                       c.data(), n));
+      }, quick ? 3 : 10) * 1e-9;
+    } catch (...) {
+      cublasDestroy(handle);
+      throw;
+    }
+    SWATH_CUBLAS_CHECK(cublasDestroy(handle));
+  }
+
+  // Pinned transfers over the host link.
+  {
+    const std::size_t transfer_bytes = quick ? (16u << 20) : (256u << 20);
+    buffer<float> host(memory_kind::pinned_host, transfer_bytes / 4);
+    buffer<float> device(memory_kind::device, transfer_bytes / 4);
+    fill_random(host.data(), static_cast<std::int64_t>(host.size()), 31);
+    out.h2d_pinned_gbps = static_cast<double>(transfer_bytes) / median_device_seconds([&](int) {
+      SWATH_CUDA_CHECK(cudaMemcpyAsync(device.data(), host.data(), transfer_bytes, cudaMemcpyHostToDevice));
+    }, quick ? 3 : 10) * 1e-9;
+    out.d2h_pinned_gbps = static_cast<double>(transfer_bytes) / median_device_seconds([&](int) {
+      SWATH_CUDA_CHECK(cudaMemcpyAsync(host.data(), device.data(), transfer_bytes, cudaMemcpyDeviceToHost));
+    }, quick ? 3 : 10) * 1e-9;
+  }
+  SWATH_CUDA_CHECK(cudaDeviceSynchronize());
+  return out;
+}
+
+}  // namespace swath::bench

@@ -1,0 +1,55 @@
+// The elementwise registry: every step and vendor baseline, in the order a reader should meet them.
+// The CLI (swath list/verify/bench), the tests and the benchmarks all iterate this table.
+#include <algorithm>
+#include <string>
+
+#include "steps.hpp"
+#include "swath/core/error.hpp"
+
+namespace swath::elementwise {
+namespace {
+
+// The float sum of two floats is correctly rounded: at most 2^-24 ≈ 6e-8 relative error.
+constexpr double add_tolerance = 1e-6;
+// A transfer must reproduce every bit.
+constexpr double exact = 0;
+
+using enum backend;
+using enum ceiling_kind;
+using enum operation;
+using enum memory_kind;
+
+// clang-format off
+const variant table[] = {
+  // name                                    backend summary                                                  problem          tolerance       vendor bound
+  {{"elementwise/cpu/01_vecadd_serial",      cpu,  "vector add on one core",                                 "vector_add", add_tolerance, false, host_memory_one_core}, vector_add, host, any_size, cpu::vecadd_serial, add_work},
+  {{"elementwise/cpu/02_vecadd_openmp",      cpu,  "vector add on all cores (OpenMP, static chunks)",        "vector_add", add_tolerance, false, host_memory},          vector_add, host, any_size, cpu::vecadd_openmp, add_work},
+  {{"elementwise/cpu/03_matadd_openmp",      cpu,  "matrix add, rows shared among OpenMP threads",           "matrix_add", add_tolerance, false, host_memory},          matrix_add, host, any_size, cpu::matadd_openmp, add_work},
+#if SWATH_WITH_CUDA
+  {{"elementwise/cuda/01_vecadd_single_block", cuda, "vector add in one 1024-thread block",                  "vector_add", add_tolerance, false, device_memory},  vector_add, host, any_size, cuda::vecadd_single_block, add_work},
+  {{"elementwise/cuda/02_vecadd_many_blocks",  cuda, "one thread per element, 256-thread blocks",            "vector_add", add_tolerance, false, device_memory},  vector_add, host, any_size, cuda::vecadd_many_blocks, add_work},
+  {{"elementwise/cuda/03_vecadd_grid_stride",  cuda, "grid-stride, 1024-thread blocks, ≤16 blocks per SM",   "vector_add", add_tolerance, false, device_memory},  vector_add, host, any_size, cuda::vecadd_grid_stride, add_work},
+  {{"elementwise/cuda/04_vecadd_vectorized",   cuda, "16-byte float4 loads and stores, grid-stride",         "vector_add", add_tolerance, false, device_memory},  vector_add, host, any_size, cuda::vecadd_vectorized, add_work},
+  {{"elementwise/cuda/05_vecadd_streaming",    cuda, "4 float4 per operand in flight, evict-first, 1 wave",  "vector_add", add_tolerance, false, device_memory},  vector_add, host, any_size, cuda::vecadd_streaming, add_work},
+  {{"elementwise/cuda/06_matadd_2d",           cuda, "matrix add on a 2D grid of 32x8 blocks",               "matrix_add", add_tolerance, false, device_memory},  matrix_add, host, any_size, cuda::matadd_2d, add_work},
+  {{"elementwise/cuda/07_h2d_pageable",        cuda, "host to device copy from pageable memory",             "copy_to_device", exact,     false, host_to_device}, copy_to_device, host, any_size, cuda::copy_to_device, copy_work},
+  {{"elementwise/cuda/07_d2h_pageable",        cuda, "device to host copy into pageable memory",             "copy_to_host",   exact,     false, device_to_host}, copy_to_host, host, any_size, cuda::copy_to_host, copy_work},
+  {{"elementwise/cuda/08_h2d_pinned",          cuda, "host to device copy from pinned memory",               "copy_to_device", exact,     false, host_to_device}, copy_to_device, pinned_host, any_size, cuda::copy_to_device, copy_work},
+  {{"elementwise/cuda/08_d2h_pinned",          cuda, "device to host copy into pinned memory",               "copy_to_host",   exact,     false, device_to_host}, copy_to_host, pinned_host, any_size, cuda::copy_to_host, copy_work},
+  {{"elementwise/cuda/vendor_thrust",          cuda, "Thrust: thrust::transform(a, b, c, plus)",             "vector_add", add_tolerance, true,  device_memory},  vector_add, host, any_size, cuda::thrust_transform, add_work},
+  {{"elementwise/cuda/vendor_cublas_geam",     cuda, "cuBLAS: cublasSgeam, C = A + B",                       "matrix_add", add_tolerance, true,  device_memory},  matrix_add, host, any_size, cuda::cublas_geam, add_work},
+#endif
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const variant> variants() { return table; }
+
+const variant& find_variant(std::string_view name) {
+  const auto found = std::find_if(std::begin(table), std::end(table), [&](const variant& v) { return v.info.name == name; });
+  if (found == std::end(table)) throw usage_error("unknown elementwise variant '" + std::string(name) + "'");
+  return *found;
+}
+
+}  // namespace swath::elementwise

@@ -1,0 +1,18 @@
+#include "swath/registry.hpp"
+
+namespace swath {
+
+std::string_view to_string(backend where) { return where == backend::cpu ? "cpu" : "cuda"; }
+
+std::string_view to_string(ceiling_kind kind) {
+  switch (kind) {
+    case ceiling_kind::device_memory: return "device_memory";
+    case ceiling_kind::host_to_device: return "host_to_device";
+    case ceiling_kind::device_to_host: return "device_to_host";
+    case ceiling_kind::host_memory: return "host_memory";
+    case ceiling_kind::host_memory_one_core: return "host_memory_one_core";
+  }
+  return "?";
+}
+
+}  // namespace swath
