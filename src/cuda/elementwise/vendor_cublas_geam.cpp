@@ -11,15 +11,23 @@
 namespace swath::elementwise::cuda {
 namespace {
 
+// One handle for the process, created on first use and destroyed at exit (errors then are ignored:
+// nothing can be done about them and the process is ending).
+class shared_handle {
+ public:
+  shared_handle() { SWATH_CUBLAS_CHECK(cublasCreate(&handle_)); }
+  ~shared_handle() { cublasDestroy(handle_); }
+  shared_handle(const shared_handle&) = delete;
+  shared_handle& operator=(const shared_handle&) = delete;
+  [[nodiscard]] cublasHandle_t get() const { return handle_; }
+
+ private:
+  cublasHandle_t handle_ = nullptr;
+};
+
 cublasHandle_t handle() {
-  // One handle for the process, created on first use. Deliberately not destroyed at exit: the CUDA
-  // context may already be gone by then.
-  static cublasHandle_t shared = [] {
-    cublasHandle_t created = nullptr;
-    SWATH_CUBLAS_CHECK(cublasCreate(&created));
-    return created;
-  }();
-  return shared;
+  static const shared_handle shared;
+  return shared.get();
 }
 
 }  // namespace
