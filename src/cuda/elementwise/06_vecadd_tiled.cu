@@ -8,8 +8,6 @@
 namespace swath::elementwise::cuda {
 namespace {
 
-constexpr int threads_per_block = 256;
-
 template <bool prefetch_256>
 __device__ __forceinline__ float4 load4(const float4* pointer) {
   if constexpr (prefetch_256) {
@@ -23,7 +21,7 @@ __device__ __forceinline__ float4 load4(const float4* pointer) {
   }
 }
 
-template <int K, bool prefetch_256>
+template <int threads_per_block, int K, bool prefetch_256>
 __global__ void __launch_bounds__(threads_per_block) vecadd_tiled_kernel(const float* a, const float* b, float* c,
                                                                          std::int64_t n) {
   const std::int64_t n4 = n / 4;
@@ -53,7 +51,7 @@ __global__ void __launch_bounds__(threads_per_block) vecadd_tiled_kernel(const f
   }
 }
 
-template <int K, bool prefetch_256>
+template <int threads_per_block, int K, bool prefetch_256>
 void launch_tiled(const problem& p, const operands& x, const launch_context& launch) {
   expect_aligned_16(x.a);
   expect_aligned_16(x.b);
@@ -61,14 +59,15 @@ void launch_tiled(const problem& p, const operands& x, const launch_context& lau
   const std::int64_t n = p.count();
   const unsigned blocks = blocks_for((n / 4 + threads_per_block * K - 1) / (threads_per_block * K) * threads_per_block,
                                      threads_per_block);
-  vecadd_tiled_kernel<K, prefetch_256><<<blocks, threads_per_block, 0, stream_of(launch)>>>(x.a, x.b, x.c, n);
+  vecadd_tiled_kernel<threads_per_block, K, prefetch_256><<<blocks, threads_per_block, 0, stream_of(launch)>>>(x.a, x.b, x.c, n);
   SWATH_CHECK_LAST();
 }
 
 }  // namespace
 
-void vecadd_tiled_k2(const problem& p, const operands& x, const launch_context& l) { launch_tiled<2, false>(p, x, l); }
-void vecadd_tiled_k4(const problem& p, const operands& x, const launch_context& l) { launch_tiled<4, false>(p, x, l); }
-void vecadd_tiled_k4_l2(const problem& p, const operands& x, const launch_context& l) { launch_tiled<4, true>(p, x, l); }
+void vecadd_tiled_t256_k1(const problem& p, const operands& x, const launch_context& l) { launch_tiled<256, 1, false>(p, x, l); }
+void vecadd_tiled_t256_k2(const problem& p, const operands& x, const launch_context& l) { launch_tiled<256, 2, false>(p, x, l); }
+void vecadd_tiled_t128_k2(const problem& p, const operands& x, const launch_context& l) { launch_tiled<128, 2, false>(p, x, l); }
+void vecadd_tiled_t512_k1(const problem& p, const operands& x, const launch_context& l) { launch_tiled<512, 1, false>(p, x, l); }
 
 }  // namespace swath::elementwise::cuda

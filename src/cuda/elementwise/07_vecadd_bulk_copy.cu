@@ -8,8 +8,6 @@
 namespace swath::elementwise::cuda {
 namespace {
 
-constexpr int threads_per_block = 256;
-
 __device__ __forceinline__ unsigned shared_address(const void* pointer) {
   return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
 }
@@ -32,10 +30,12 @@ __device__ __forceinline__ void wait_phase(unsigned barrier, unsigned phase) {
   } while (ready == 0);
 }
 
-template <int K>
+// F floats per thread per operand (the tile is threads × F floats; F = 4 K in float4 terms).
+template <int threads_per_block, int F>
 __global__ void __launch_bounds__(threads_per_block) vecadd_bulk_kernel(const float* a, const float* b, float* c,
                                                                         std::int64_t n) {
-  constexpr int tile = threads_per_block * 4 * K;  // floats per operand
+  constexpr int tile = threads_per_block * F;  // floats per operand; a multiple of 4 (16 bytes)
+  static_assert(tile % 4 == 0, "bulk copies move multiples of 16 bytes");
   extern __shared__ __align__(128) float tiles[];  // a's tile, then b's
   __shared__ __align__(8) unsigned long long barrier_word;
   const std::int64_t start = static_cast<std::int64_t>(blockIdx.x) * tile;
@@ -58,7 +58,7 @@ __global__ void __launch_bounds__(threads_per_block) vecadd_bulk_kernel(const fl
   const auto* b4 = reinterpret_cast<const float4*>(tiles + tile);
   auto* c4 = reinterpret_cast<float4*>(c + start);
 #pragma unroll
-  for (int k = 0; k < K; ++k) {
+  for (int k = 0; k < (tile / 4 + threads_per_block - 1) / threads_per_block; ++k) {
     const int i = k * threads_per_block + threadIdx.x;
     if (4 * i < bulk) c4[i] = add4(a4[i], b4[i]);
   }
@@ -68,22 +68,26 @@ __global__ void __launch_bounds__(threads_per_block) vecadd_bulk_kernel(const fl
   }
 }
 
-template <int K>
+template <int threads_per_block, int F>
 void launch_bulk(const problem& p, const operands& x, const launch_context& launch) {
   expect_aligned_16(x.a);
   expect_aligned_16(x.b);
   expect_aligned_16(x.c);
-  constexpr int tile = threads_per_block * 4 * K;
+  constexpr int tile = threads_per_block * F;
   const std::int64_t n = p.count();
   const unsigned blocks = blocks_for((n + tile - 1) / tile * threads_per_block, threads_per_block);
   const std::size_t shared_bytes = 2 * tile * sizeof(float);
-  vecadd_bulk_kernel<K><<<blocks, threads_per_block, shared_bytes, stream_of(launch)>>>(x.a, x.b, x.c, n);
+  vecadd_bulk_kernel<threads_per_block, F><<<blocks, threads_per_block, shared_bytes, stream_of(launch)>>>(x.a, x.b, x.c, n);
   SWATH_CHECK_LAST();
 }
 
 }  // namespace
 
-void vecadd_bulk_k1(const problem& p, const operands& x, const launch_context& l) { launch_bulk<1>(p, x, l); }
-void vecadd_bulk_k2(const problem& p, const operands& x, const launch_context& l) { launch_bulk<2>(p, x, l); }
+void vecadd_bulk_t256_f2(const problem& p, const operands& x, const launch_context& l) { launch_bulk<256, 2>(p, x, l); }
+void vecadd_bulk_t256_f3(const problem& p, const operands& x, const launch_context& l) { launch_bulk<256, 3>(p, x, l); }
+void vecadd_bulk_t256_f4(const problem& p, const operands& x, const launch_context& l) { launch_bulk<256, 4>(p, x, l); }
+void vecadd_bulk_t128_f4(const problem& p, const operands& x, const launch_context& l) { launch_bulk<128, 4>(p, x, l); }
+void vecadd_bulk_t512_f4(const problem& p, const operands& x, const launch_context& l) { launch_bulk<512, 4>(p, x, l); }
+void vecadd_bulk_t128_f8(const problem& p, const operands& x, const launch_context& l) { launch_bulk<128, 8>(p, x, l); }
 
 }  // namespace swath::elementwise::cuda
