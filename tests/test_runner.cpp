@@ -65,6 +65,16 @@ TEST(Runner, VerifyOnlyRunsDoNotTime) {
   for (const result_row& row : report.rows) EXPECT_EQ(row.time.repetitions, 0);
 }
 
+TEST(Runner, SelectsWithCommaSeparatedGlobs) {
+  run_options options = small_cpu_run();
+  options.timed = false;
+  options.variant_glob = "*01_vecadd*,*03_matadd*";
+  const run_report report = run(options, made_up_cpu_ceilings());
+  ASSERT_EQ(report.rows.size(), 4u);
+  EXPECT_EQ(report.rows[0].variant.name, "elementwise/cpu/01_vecadd_serial");
+  EXPECT_EQ(report.rows[3].variant.name, "elementwise/cpu/03_matadd_openmp");
+}
+
 TEST(Runner, RejectsUnknownFamiliesAndEmptySelections) {
   run_options options = small_cpu_run();
   options.families = {"nosuchfamily"};

@@ -179,7 +179,7 @@ void add_selection_options(CLI::App* command, bench_arguments& args) {
   command->add_option("family", args.family, "family name, or all")->capture_default_str();
   command->add_option("--size,-s", args.sizes,
                       "problem size, repeatable: N, 2^k, WxH or WxHxD (default: each variant's suite)");
-  command->add_option("--variants,-v", args.variants, "glob on variant names, e.g. '*cuda/05*'")->capture_default_str();
+  command->add_option("--variants,-v", args.variants, "globs on variant names, comma-separated: '*cuda/05*,*vendor*'")->capture_default_str();
   command->add_option("--device,-d", args.device, "cpu, cuda, or auto (the GPU when there is one)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();

@@ -61,6 +61,17 @@ class progress_line {
   stopwatch clock_;
 };
 
+// Comma-separated globs: a name is selected when any of them matches.
+bool matches_any(std::string_view patterns, std::string_view name) {
+  std::size_t start = 0;
+  while (start <= patterns.size()) {
+    const std::size_t comma = std::min(patterns.find(',', start), patterns.size());
+    if (glob_match(patterns.substr(start, comma - start), name)) return true;
+    start = comma + 1;
+  }
+  return false;
+}
+
 std::vector<planned_case> plan(const run_options& options) {
   std::vector<const family*> chosen;
   for (const std::string& name : options.families) {
@@ -73,7 +84,7 @@ std::vector<planned_case> plan(const run_options& options) {
   std::vector<planned_case> cases;
   for (const family* f : chosen) {
     for (const variant_info& v : f->variants()) {
-      if (v.where != options.where || !glob_match(options.variant_glob, v.name)) continue;
+      if (v.where != options.where || !matches_any(options.variant_glob, v.name)) continue;
       const auto sizes = options.sizes.empty() ? f->default_sizes(v) : options.sizes;
       for (const size_spec& size : sizes) cases.push_back({f, v, size});
     }

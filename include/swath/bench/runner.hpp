@@ -17,7 +17,7 @@ namespace swath::bench {
 struct run_options {
   std::vector<std::string> families;  // names; "all" expands to every family
   std::vector<size_spec> sizes;       // empty: each family's defaults for the backend
-  std::string variant_glob = "*";     // shell-style pattern on the variant name
+  std::string variant_glob = "*";     // shell-style patterns on the variant name, comma-separated
   backend where = backend::cpu;
   int repetitions = 20;
   int warmup = 3;
