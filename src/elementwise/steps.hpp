@@ -11,29 +11,19 @@ void matadd_openmp(const problem&, const operands&, const launch_context&);    /
 }  // namespace cpu
 
 namespace cuda {
-void vecadd_single_block(const problem&, const operands&, const launch_context&);  // 01_vecadd_single_block.cu
-void vecadd_many_blocks(const problem&, const operands&, const launch_context&);   // 02_vecadd_many_blocks.cu
-void vecadd_grid_stride(const problem&, const operands&, const launch_context&);   // 03_vecadd_grid_stride.cu
-void vecadd_vectorized(const problem&, const operands&, const launch_context&);    // 04_vecadd_vectorized.cu
-void vecadd_streaming(const problem&, const operands&, const launch_context&);     // 05_vecadd_streaming.cu
-// 06_vecadd_tiled.cu (experiment)
-void vecadd_tiled_t256_k1(const problem&, const operands&, const launch_context&);
-void vecadd_tiled_t256_k2(const problem&, const operands&, const launch_context&);
-void vecadd_tiled_t128_k2(const problem&, const operands&, const launch_context&);
-void vecadd_tiled_t512_k1(const problem&, const operands&, const launch_context&);
-// 07_vecadd_bulk_copy.cu (experiment)
-void vecadd_bulk_t256_f2(const problem&, const operands&, const launch_context&);
-void vecadd_bulk_t256_f3(const problem&, const operands&, const launch_context&);
-void vecadd_bulk_t256_f4(const problem&, const operands&, const launch_context&);
-void vecadd_bulk_t128_f4(const problem&, const operands&, const launch_context&);
-void vecadd_bulk_t512_f4(const problem&, const operands&, const launch_context&);
-void vecadd_bulk_t128_f8(const problem&, const operands&, const launch_context&);
-void matadd_vectorized(const problem&, const operands&, const launch_context&);    // 09_matadd_vectorized.cu
-void matadd_2d(const problem&, const operands&, const launch_context&);            // 06_matadd_2d.cu
-void copy_to_device(const problem&, const operands&, const launch_context&);       // 07_host_transfers.cpp
-void copy_to_host(const problem&, const operands&, const launch_context&);         // 07_host_transfers.cpp
-void thrust_transform(const problem&, const operands&, const launch_context&);     // vendor_thrust.cu
-void cublas_geam(const problem&, const operands&, const launch_context&);          // vendor_cublas_geam.cpp
+void vecadd_single_block(const problem&, const operands&, const launch_context&);    // 01_vecadd_single_block.cu
+void vecadd_many_blocks(const problem&, const operands&, const launch_context&);     // 02_vecadd_many_blocks.cu
+void vecadd_grid_stride(const problem&, const operands&, const launch_context&);     // 03_vecadd_grid_stride.cu
+void vecadd_vectorized(const problem&, const operands&, const launch_context&);      // 04_vecadd_vectorized.cu
+void vecadd_in_flight(const problem&, const operands&, const launch_context&);       // 05_vecadd_in_flight.cu
+void vecadd_tile_per_block(const problem&, const operands&, const launch_context&);  // 06_vecadd_tile_per_block.cu
+void vecadd_bulk_copy(const problem&, const operands&, const launch_context&);       // 07_vecadd_bulk_copy.cu
+void matadd_2d(const problem&, const operands&, const launch_context&);              // 08_matadd_2d.cu
+void matadd_vectorized(const problem&, const operands&, const launch_context&);      // 09_matadd_vectorized.cu
+void copy_to_device(const problem&, const operands&, const launch_context&);         // 10_host_transfers.cpp
+void copy_to_host(const problem&, const operands&, const launch_context&);           // 10_host_transfers.cpp
+void thrust_transform(const problem&, const operands&, const launch_context&);       // vendor_thrust.cu
+void cublas_geam(const problem&, const operands&, const launch_context&);            // vendor_cublas_geam.cpp
 }  // namespace cuda
 
 }  // namespace swath::elementwise

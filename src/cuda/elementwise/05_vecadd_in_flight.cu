@@ -10,6 +10,8 @@
 //    the stream should not push other lines out of L2;
 //  - the grid is the number of blocks that can be resident at once (occupancy × SMs): one wave.
 // Expected: 1-3% over step 04, at or above Thrust and ≥ 95% of the copy ceiling.
+// Measured (H200, docs/elementwise.md): 1% SLOWER than step 04. Bytes in flight were not what held
+// 04 back; the grid-stride shape was (step 06).
 #include "elementwise_common.cuh"
 
 namespace swath::elementwise::cuda {
@@ -18,7 +20,7 @@ namespace {
 constexpr int threads_per_block = 256;
 constexpr int unroll = 4;
 
-__global__ void __launch_bounds__(threads_per_block) vecadd_streaming_kernel(const float* a, const float* b, float* c,
+__global__ void __launch_bounds__(threads_per_block) vecadd_in_flight_kernel(const float* a, const float* b, float* c,
                                                                              std::int64_t n) {
   const std::int64_t n4 = n / 4;
   const auto* a4 = reinterpret_cast<const float4*>(a);
@@ -46,7 +48,7 @@ __global__ void __launch_bounds__(threads_per_block) vecadd_streaming_kernel(con
 int resident_blocks_per_sm() {
   static const int blocks = [] {
     int count = 0;
-    SWATH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, vecadd_streaming_kernel, threads_per_block, 0));
+    SWATH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, vecadd_in_flight_kernel, threads_per_block, 0));
     return count < 1 ? 1 : count;
   }();
   return blocks;
@@ -54,14 +56,14 @@ int resident_blocks_per_sm() {
 
 }  // namespace
 
-void vecadd_streaming(const problem& p, const operands& x, const launch_context& launch) {
+void vecadd_in_flight(const problem& p, const operands& x, const launch_context& launch) {
   expect_aligned_16(x.a);
   expect_aligned_16(x.b);
   expect_aligned_16(x.c);
   const std::int64_t n = p.count();
   const unsigned blocks = std::min(blocks_for((n + 3) / 4, threads_per_block),
                                    static_cast<unsigned>(resident_blocks_per_sm() * launch.sm_count));
-  vecadd_streaming_kernel<<<blocks, threads_per_block, 0, stream_of(launch)>>>(x.a, x.b, x.c, n);
+  vecadd_in_flight_kernel<<<blocks, threads_per_block, 0, stream_of(launch)>>>(x.a, x.b, x.c, n);
   SWATH_CHECK_LAST();
 }
 

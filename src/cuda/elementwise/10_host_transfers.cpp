@@ -1,4 +1,4 @@
-// Step 07 (CUDA): host <-> device transfers, from pageable and from pinned host memory (seed 001,
+// Steps 10 and 11 (CUDA): host <-> device transfers, from pageable and from pinned host memory (seed 001,
 // "optimisation 3"). The copy code is the same for both; what changes is the host buffer the family
 // allocates (the row's host_memory): pageable memory is staged through a driver-owned pinned buffer,
 // chunk by chunk, while pinned (page-locked, cudaMallocHost) memory is read by the copy engine
