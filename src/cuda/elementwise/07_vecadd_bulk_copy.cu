@@ -35,8 +35,19 @@ __device__ __forceinline__ void wait_phase(unsigned barrier, unsigned phase) {
   } while (ready == 0);
 }
 
-// F floats per thread per operand (the tile is threads × F floats; F = 4 K in float4 terms).
-template <int threads_per_block, int F>
+__device__ __forceinline__ void bulk_store(void* destination, const void* source, unsigned bytes) {
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
+               :
+               : "l"(destination), "r"(shared_address(source)), "r"(bytes)
+               : "memory");
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+  // The shared memory must outlive the copy engine's reads of it.
+  asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+}
+
+// F floats per thread per operand (the tile is threads × F floats). store_by_copy_engine: the sums are
+// written back into a's tile in shared memory and one bulk store writes the tile to c.
+template <int threads_per_block, int F, bool store_by_copy_engine = false>
 __global__ void __launch_bounds__(threads_per_block) vecadd_bulk_kernel(const float* a, const float* b, float* c,
                                                                         std::int64_t n) {
   constexpr int tile = threads_per_block * F;  // floats per operand; a multiple of 4 (16 bytes)
@@ -59,13 +70,25 @@ __global__ void __launch_bounds__(threads_per_block) vecadd_bulk_kernel(const fl
   }
   __syncthreads();
   wait_phase(barrier, 0);
-  const auto* a4 = reinterpret_cast<const float4*>(tiles);
+  auto* a4 = reinterpret_cast<float4*>(tiles);
   const auto* b4 = reinterpret_cast<const float4*>(tiles + tile);
   auto* c4 = reinterpret_cast<float4*>(c + start);
 #pragma unroll
   for (int k = 0; k < (tile / 4 + threads_per_block - 1) / threads_per_block; ++k) {
     const int i = k * threads_per_block + threadIdx.x;
-    if (4 * i < bulk) c4[i] = add4(a4[i], b4[i]);
+    if (4 * i < bulk) {
+      if constexpr (store_by_copy_engine) {
+        a4[i] = add4(a4[i], b4[i]);
+      } else {
+        c4[i] = add4(a4[i], b4[i]);
+      }
+    }
+  }
+  if constexpr (store_by_copy_engine) {
+    // Ordinary stores to shared memory that the copy engine reads next need the proxy fence.
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncthreads();
+    if (threadIdx.x == 0 && bulk > 0) bulk_store(c + start, tiles, static_cast<unsigned>(bulk) * 4u);
   }
   if (threadIdx.x < count - bulk) {
     const std::int64_t i = start + bulk + threadIdx.x;
@@ -73,7 +96,7 @@ __global__ void __launch_bounds__(threads_per_block) vecadd_bulk_kernel(const fl
   }
 }
 
-template <int threads_per_block, int F>
+template <int threads_per_block, int F, bool store_by_copy_engine = false>
 void launch_bulk(const problem& p, const operands& x, const launch_context& launch) {
   expect_aligned_16(x.a);
   expect_aligned_16(x.b);
@@ -82,12 +105,18 @@ void launch_bulk(const problem& p, const operands& x, const launch_context& laun
   const std::int64_t n = p.count();
   const unsigned blocks = blocks_for((n + tile - 1) / tile * threads_per_block, threads_per_block);
   const std::size_t shared_bytes = 2 * tile * sizeof(float);
-  vecadd_bulk_kernel<threads_per_block, F><<<blocks, threads_per_block, shared_bytes, stream_of(launch)>>>(x.a, x.b, x.c, n);
+  vecadd_bulk_kernel<threads_per_block, F, store_by_copy_engine><<<blocks, threads_per_block, shared_bytes, stream_of(launch)>>>(x.a, x.b, x.c, n);
   SWATH_CHECK_LAST();
 }
 
 }  // namespace
 
 void vecadd_bulk_copy(const problem& p, const operands& x, const launch_context& l) { launch_bulk<256, 3>(p, x, l); }
+// Candidates (experiment).
+void vecadd_bulk_t192_f4(const problem& p, const operands& x, const launch_context& l) { launch_bulk<192, 4>(p, x, l); }
+void vecadd_bulk_t128_f6(const problem& p, const operands& x, const launch_context& l) { launch_bulk<128, 6>(p, x, l); }
+void vecadd_bulk_store_t256_f3(const problem& p, const operands& x, const launch_context& l) { launch_bulk<256, 3, true>(p, x, l); }
+void vecadd_bulk_store_t256_f4(const problem& p, const operands& x, const launch_context& l) { launch_bulk<256, 4, true>(p, x, l); }
+void vecadd_bulk_store_t256_f8(const problem& p, const operands& x, const launch_context& l) { launch_bulk<256, 8, true>(p, x, l); }
 
 }  // namespace swath::elementwise::cuda
