@@ -18,11 +18,6 @@ void vecadd_vectorized(const problem&, const operands&, const launch_context&); 
 void vecadd_in_flight(const problem&, const operands&, const launch_context&);       // 05_vecadd_in_flight.cu
 void vecadd_tile_per_block(const problem&, const operands&, const launch_context&);  // 06_vecadd_tile_per_block.cu
 void vecadd_bulk_copy(const problem&, const operands&, const launch_context&);       // 07_vecadd_bulk_copy.cu
-void vecadd_bulk_t192_f4(const problem&, const operands&, const launch_context&);  // candidates (experiment)
-void vecadd_bulk_t128_f6(const problem&, const operands&, const launch_context&);
-void vecadd_bulk_store_t256_f3(const problem&, const operands&, const launch_context&);
-void vecadd_bulk_store_t256_f4(const problem&, const operands&, const launch_context&);
-void vecadd_bulk_store_t256_f8(const problem&, const operands&, const launch_context&);
 void matadd_2d(const problem&, const operands&, const launch_context&);              // 08_matadd_2d.cu
 void matadd_vectorized(const problem&, const operands&, const launch_context&);      // 09_matadd_vectorized.cu
 void copy_to_device(const problem&, const operands&, const launch_context&);         // 10_host_transfers.cpp

@@ -1,13 +1,15 @@
-// Step 07 (CUDA): the Hopper bulk-copy engine (TMA) loads each block's tile.
+// Step 07 (CUDA): the Hopper bulk-copy engine (TMA) moves each block's tiles, both ways.
 // Changed from 06: one thread per block asks the copy engine for the a and b tiles (cp.async.bulk
 // global -> shared, completing on an mbarrier with the byte count); the threads wait on the barrier,
-// add from shared memory and store float4s. The loads cost no registers and no load instructions,
-// and each request is one contiguous tile.
+// add in shared memory (into a's tile), and one bulk store writes the tile to c. The loads and stores
+// cost no registers and no per-thread memory instructions, and each request is one contiguous tile.
 // Tile: 256 threads × 3 floats = 768 floats (3 KiB) per operand, 6 KiB of shared memory per block,
 // 8 blocks per SM: 48 KiB of loads in flight per SM, the amount CUB's transform asks for on Hopper.
-// Expected: the last ~1% to Thrust (which does the same on sm_90). Measured on an H200 (sweep in
-// docs/elementwise.md): 4423 GB/s at 2^28, 0.998-1.001x Thrust; tiles of 512 floats lose 9%
-// (16 KiB in flight per SM is too little), 1024-2048 floats lose 0.5-1%.
+// Expected: the last ~1% to Thrust (which loads the same way on sm_90). Measured on an H200 (sweeps in
+// docs/elementwise.md): with bulk loads and float4 stores, 4420 GB/s at 2^28, 0.995-0.999x Thrust;
+// with the bulk store too, 4426 GB/s, 1.000x (two rounds of 50). Tiles of 512 floats lose 9% (16 KiB
+// in flight per SM is too little), 1024-2048 floats lose 0.5-1.5%; 192 or 128 threads per 768-float
+// tile (no idle thread in the add) lose 0.5-1%.
 #include "elementwise_common.cuh"
 
 namespace swath::elementwise::cuda {
@@ -45,9 +47,8 @@ __device__ __forceinline__ void bulk_store(void* destination, const void* source
   asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
 }
 
-// F floats per thread per operand (the tile is threads × F floats). store_by_copy_engine: the sums are
-// written back into a's tile in shared memory and one bulk store writes the tile to c.
-template <int threads_per_block, int F, bool store_by_copy_engine = false>
+// F floats per thread per operand: the tile is threads × F floats.
+template <int threads_per_block, int F>
 __global__ void __launch_bounds__(threads_per_block) vecadd_bulk_kernel(const float* a, const float* b, float* c,
                                                                         std::int64_t n) {
   constexpr int tile = threads_per_block * F;  // floats per operand; a multiple of 4 (16 bytes)
@@ -72,31 +73,22 @@ __global__ void __launch_bounds__(threads_per_block) vecadd_bulk_kernel(const fl
   wait_phase(barrier, 0);
   auto* a4 = reinterpret_cast<float4*>(tiles);
   const auto* b4 = reinterpret_cast<const float4*>(tiles + tile);
-  auto* c4 = reinterpret_cast<float4*>(c + start);
 #pragma unroll
   for (int k = 0; k < (tile / 4 + threads_per_block - 1) / threads_per_block; ++k) {
     const int i = k * threads_per_block + threadIdx.x;
-    if (4 * i < bulk) {
-      if constexpr (store_by_copy_engine) {
-        a4[i] = add4(a4[i], b4[i]);
-      } else {
-        c4[i] = add4(a4[i], b4[i]);
-      }
-    }
+    if (4 * i < bulk) a4[i] = add4(a4[i], b4[i]);
   }
-  if constexpr (store_by_copy_engine) {
-    // Ordinary stores to shared memory that the copy engine reads next need the proxy fence.
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    __syncthreads();
-    if (threadIdx.x == 0 && bulk > 0) bulk_store(c + start, tiles, static_cast<unsigned>(bulk) * 4u);
-  }
+  // Ordinary stores to shared memory that the copy engine reads next need the proxy fence.
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  if (threadIdx.x == 0 && bulk > 0) bulk_store(c + start, tiles, static_cast<unsigned>(bulk) * 4u);
   if (threadIdx.x < count - bulk) {
     const std::int64_t i = start + bulk + threadIdx.x;
     c[i] = a[i] + b[i];
   }
 }
 
-template <int threads_per_block, int F, bool store_by_copy_engine = false>
+template <int threads_per_block, int F>
 void launch_bulk(const problem& p, const operands& x, const launch_context& launch) {
   expect_aligned_16(x.a);
   expect_aligned_16(x.b);
@@ -105,18 +97,12 @@ void launch_bulk(const problem& p, const operands& x, const launch_context& laun
   const std::int64_t n = p.count();
   const unsigned blocks = blocks_for((n + tile - 1) / tile * threads_per_block, threads_per_block);
   const std::size_t shared_bytes = 2 * tile * sizeof(float);
-  vecadd_bulk_kernel<threads_per_block, F, store_by_copy_engine><<<blocks, threads_per_block, shared_bytes, stream_of(launch)>>>(x.a, x.b, x.c, n);
+  vecadd_bulk_kernel<threads_per_block, F><<<blocks, threads_per_block, shared_bytes, stream_of(launch)>>>(x.a, x.b, x.c, n);
   SWATH_CHECK_LAST();
 }
 
 }  // namespace
 
 void vecadd_bulk_copy(const problem& p, const operands& x, const launch_context& l) { launch_bulk<256, 3>(p, x, l); }
-// Candidates (experiment).
-void vecadd_bulk_t192_f4(const problem& p, const operands& x, const launch_context& l) { launch_bulk<192, 4>(p, x, l); }
-void vecadd_bulk_t128_f6(const problem& p, const operands& x, const launch_context& l) { launch_bulk<128, 6>(p, x, l); }
-void vecadd_bulk_store_t256_f3(const problem& p, const operands& x, const launch_context& l) { launch_bulk<256, 3, true>(p, x, l); }
-void vecadd_bulk_store_t256_f4(const problem& p, const operands& x, const launch_context& l) { launch_bulk<256, 4, true>(p, x, l); }
-void vecadd_bulk_store_t256_f8(const problem& p, const operands& x, const launch_context& l) { launch_bulk<256, 8, true>(p, x, l); }
 
 }  // namespace swath::elementwise::cuda
