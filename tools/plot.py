@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Plots from a swath bench JSON file: a roofline (measured ceilings as lines, each variant a point) and,
+per family, a bar chart of the steps as % of the ceiling that bounds them, with the ratio to the vendor.
+
+usage: tools/plot.py RESULTS.json --out DIR [--prefix NAME]
+writes DIR/NAME-roofline.png and DIR/NAME-<family>-steps.png
+"""
+import argparse
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import swath_results as sr  # noqa: E402
+
+
+def roofs(data):
+    """(label, bandwidth GB/s, compute GFLOP/s) for each measured ceiling pair."""
+    ceilings = data["ceilings"]
+    out = []
+    if ceilings.get("gpu"):
+        g = ceilings["gpu"]
+        out.append(("device copy", g["copy_gbps"], g["fp32_fma_gflops"]))
+        out.append(("device read", g["read_gbps"], g["fp32_fma_gflops"]))
+    if ceilings.get("cpu"):
+        c = ceilings["cpu"]
+        out.append(("CPU copy, all cores", c["copy_gbps_all_cores"], c["fma_gflops_all_cores"]))
+        out.append(("CPU copy, one core", c["copy_gbps_one_core"], c["fma_gflops_one_core"]))
+    return out
+
+
+def plot_roofline(data, path):
+    rows = [r for r in sr.largest_size_rows(data) if r["flops"] > 0]
+    fig, ax = plt.subplots(figsize=(9, 6))
+    intensities = [r["intensity"] for r in rows] or [0.1]
+    lo, hi = min(intensities) / 8, max(max(intensities) * 8, 100)
+    xs = [lo * (hi / lo) ** (i / 200) for i in range(201)]
+    for label, bandwidth, compute in roofs(data):
+        ax.plot(xs, [min(compute, x * bandwidth) for x in xs], lw=1.5, label=f"{label}: {bandwidth:.0f} GB/s, "
+                f"FMA {compute:.0f} GFLOP/s")
+    markers = "osD^v<>ph*"
+    palette = plt.get_cmap("tab20")
+    for i, row in enumerate(rows):
+        ax.plot(row["intensity"], row["gflops"], markers[i % len(markers)], ms=7, color=palette(i % 20),
+                label=f"{sr.short_name(row['variant'])} ({row['size']}): {row['gflops']:.0f} GFLOP/s")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("arithmetic intensity (flop / byte)")
+    ax.set_ylabel("GFLOP/s")
+    ax.set_title(f"swath roofline, {sr.device_name(data)} ({data['started_at'][:10]})")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_steps(data, family, path):
+    rows = [r for r in sr.largest_size_rows(data) if r["family"] == family and r.get("percent_of_ceiling") is not None]
+    if not rows:
+        return False
+    fig, ax = plt.subplots(figsize=(max(8, 0.55 * len(rows) + 3), 5.5))
+    problems = list(dict.fromkeys(r["problem"] for r in rows))
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, row in enumerate(rows):
+        color = colors[problems.index(row["problem"]) % len(colors)]
+        ax.bar(i, row["percent_of_ceiling"], color=color, alpha=0.5 if row["vendor"] else 0.9,
+               hatch="//" if row["vendor"] else None, edgecolor="black", lw=0.5)
+        note = "vendor" if row["vendor"] else (f"{row['vendor_ratio']:.3f}x" if row.get("vendor_ratio") else "")
+        ax.text(i, row["percent_of_ceiling"] + 1, note, ha="center", va="bottom", fontsize=7, rotation=90)
+    ax.axhline(100, color="black", lw=0.8, ls="--")
+    ax.set_xticks(range(len(rows)))
+    ax.set_xticklabels([f"{sr.short_name(r['variant'])}\n{r['size']}" for r in rows], rotation=60, ha="right", fontsize=7)
+    ax.set_ylabel("% of the measured ceiling (bandwidth that bounds it)")
+    ax.set_ylim(0, max(r["percent_of_ceiling"] for r in rows) * 1.25)
+    ax.set_title(f"{family} steps, {sr.device_name(data)}: % of ceiling; label = x vendor baseline, same run")
+    handles = [plt.Rectangle((0, 0), 1, 1, color=colors[i % len(colors)]) for i in range(len(problems))]
+    ax.legend(handles, problems, fontsize=8, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("results")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--prefix", default="bench")
+    args = parser.parse_args()
+    data = sr.load(args.results)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    written = [out / f"{args.prefix}-roofline.png"]
+    plot_roofline(data, written[0])
+    for family in dict.fromkeys(r["family"] for r in data["rows"]):
+        path = out / f"{args.prefix}-{family}-steps.png"
+        if plot_steps(data, family, path):
+            written.append(path)
+    for path in written:
+        print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Regenerates the results tables and plots in README.md and docs/<family>.md from the newest
+bench/results/<gpu>/*-gpu-check.json of each GPU. Text between the markers
+  <!-- swath:results:<name>:begin --> and <!-- swath:results:<name>:end -->
+is replaced; everything else is left alone. Plots go to docs/img/.
+
+usage: tools/tables.py   (from the repository root; `make docs` runs it)
+"""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import swath_results as sr  # noqa: E402
+import plot  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def newest_runs():
+    runs = []
+    for gpu_dir in sorted((ROOT / "bench" / "results").iterdir()):
+        candidates = sorted(gpu_dir.glob("*-gpu-check.json"))
+        if candidates:
+            runs.append((gpu_dir.name, candidates[-1]))
+    return runs
+
+
+def fmt(value, digits):
+    return "" if value is None else f"{value:.{digits}f}"
+
+
+def ceilings_line(data):
+    g = data["ceilings"].get("gpu")
+    if not g:
+        return ""
+    return (f"Ceilings measured in the same run: device copy {g['copy_gbps']:.0f} GB/s (bytes read + written), "
+            f"read-only {g['read_gbps']:.0f} GB/s, FP32 FMA {g['fp32_fma_gflops']:.0f} GFLOP/s "
+            f"({100 * g['fp32_fma_gflops'] / g['fp32_theoretical_gflops']:.0f}% of SMs x lanes x 2 x clock), "
+            f"cuBLAS SGEMM {g['sgemm_gflops']:.0f} GFLOP/s, pinned host link {g['h2d_pinned_gbps']:.1f} / "
+            f"{g['d2h_pinned_gbps']:.1f} GB/s (to / from the device).")
+
+
+def source_line(data, path):
+    env = data["environment"]
+    return (f"Source: [`{path.relative_to(ROOT)}`]({path.relative_to(ROOT)}), {sr.device_name(data)}, "
+            f"revision `{env['git_revision']}`, {data['started_at']}, median of {data['options']['repetitions']} "
+            f"repetitions after {data['options']['warmup']} warm-ups.")
+
+
+def summary_table(data):
+    """Per problem: the best non-vendor step at the largest size, against the ceiling and the vendor."""
+    lines = ["| problem | size | best step | GB/s | % of ceiling | x vendor | vendor |",
+             "| --- | --- | --- | ---: | ---: | ---: | --- |"]
+    rows = sr.largest_size_rows(data)
+    for problem in dict.fromkeys(r["problem"] for r in rows):
+        steps = [r for r in rows if r["problem"] == problem and not r["vendor"]]
+        best = max(steps, key=lambda r: r["gbps"])
+        vendor = sr.short_name(best["vendor_baseline"]) if best.get("vendor_baseline") else "-"
+        lines.append(f"| {problem} | {best['size']} | `{sr.short_name(best['variant'])}` | {best['gbps']:.0f} | "
+                     f"{fmt(best.get('percent_of_ceiling'), 1)} | {fmt(best.get('vendor_ratio'), 3) or '-'} | {vendor} |")
+    return "\n".join(lines)
+
+
+def family_table(data, family):
+    lines = ["| step | size | median ms | GB/s | GFLOP/s | % of ceiling | x vendor |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    for r in sr.timed_rows(data):
+        if r["family"] != family:
+            continue
+        ratio = "vendor" if r["vendor"] else (fmt(r.get("vendor_ratio"), 3) or "-")
+        gflops = fmt(r["gflops"], 1) if r["flops"] > 0 else "-"
+        lines.append(f"| `{sr.short_name(r['variant'])}` | {r['size']} | {1e3 * r['time']['median_s']:.4g} | "
+                     f"{r['gbps']:.1f} | {gflops} | {fmt(r.get('percent_of_ceiling'), 1)} | {ratio} |")
+    return "\n".join(lines)
+
+
+def replace_block(path, name, text):
+    begin, end = f"<!-- swath:results:{name}:begin -->", f"<!-- swath:results:{name}:end -->"
+    content = path.read_text()
+    if begin not in content or end not in content:
+        raise SystemExit(f"{path}: markers for '{name}' not found")
+    head, rest = content.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    path.write_text(f"{head}{begin}\n{text}\n{end}{tail}")
+    print(f"updated {path.relative_to(ROOT)} ({name})")
+
+
+def main():
+    runs = newest_runs()
+    if not runs:
+        raise SystemExit("no bench/results/<gpu>/*-gpu-check.json yet")
+    image_dir = ROOT / "docs" / "img"
+    image_dir.mkdir(parents=True, exist_ok=True)
+    readme_parts = []
+    family_parts = {}
+    for gpu, path in runs:
+        data = sr.load(path)
+        plot.plot_roofline(data, image_dir / f"{gpu}-roofline.png")
+        families = list(dict.fromkeys(r["family"] for r in data["rows"]))
+        charts = "\n".join(f"![{f} steps](docs/img/{gpu}-{f}-steps.png)" for f in families)
+        readme_parts.append(f"**{sr.device_name(data)}**\n\n{summary_table(data)}\n\n{ceilings_line(data)}\n"
+                            f"{source_line(data, path)}\n\n{charts}\n![roofline](docs/img/{gpu}-roofline.png)")
+        for family in families:
+            plot.plot_steps(data, family, image_dir / f"{gpu}-{family}-steps.png")
+            family_parts.setdefault(family, []).append(
+                f"**{sr.device_name(data)}**\n\n{family_table(data, family)}\n\n{ceilings_line(data)}\n"
+                f"{source_line(data, path).replace('](bench', '](../bench')}\n\n"
+                f"![{family} steps](img/{gpu}-{family}-steps.png)\n![roofline](img/{gpu}-roofline.png)")
+    replace_block(ROOT / "README.md", "summary", "\n\n".join(readme_parts))
+    for family, parts in family_parts.items():
+        doc = ROOT / "docs" / f"{family}.md"
+        if doc.exists():
+            replace_block(doc, family, "\n\n".join(parts))
+
+
+if __name__ == "__main__":
+    main()
