@@ -34,7 +34,7 @@ struct cells {
 
 cells tabulate(const run_report& report) {
   cells out;
-  out.header = {"variant", "size", "check", "median ms", "min ms", "GB/s", "GFLOP/s", "% ceiling", "x vendor"};
+  out.header = {"variant", "size", "check", "median ms", "min ms", "GB/s", "GFLOP/s", "flop/B", "% ceiling", "x vendor"};
   for (const result_row& row : report.rows) {
     std::vector<std::string> line = {std::string(row.variant.name), row.size};
     if (row.status == "skipped") {
@@ -52,7 +52,10 @@ cells tabulate(const run_report& report) {
         line.push_back(milliseconds(row.time.min_s));
         line.push_back(fixed(row.gbps, 1));
         line.push_back(row.work.flops > 0 ? fixed(row.gflops, 1) : "-");
-        line.push_back(row.percent_of_ceiling ? fixed(*row.percent_of_ceiling, 1) : "-");
+        line.push_back(row.work.flops > 0 ? fixed(row.intensity, 3) : "-");
+        // 'c': the inputs fit in cache, so the row measures the cache rather than memory.
+        line.push_back(row.percent_of_ceiling ? fixed(*row.percent_of_ceiling, 1) + (row.cache_resident ? "c" : "")
+                                              : "-");
         line.push_back(row.variant.vendor ? "vendor" : (row.vendor_ratio ? fixed(*row.vendor_ratio, 3) : "-"));
       } else {
         line.resize(out.header.size());
@@ -215,6 +218,7 @@ nlohmann::json to_json(const run_report& report) {
                             {"max_relative_error", r.check.max_relative_error},
                             {"tolerance", r.check.tolerance}}},
                           {"sets", r.sets},
+                          {"cache_resident", r.cache_resident},
                           {"bytes", r.work.bytes},
                           {"flops", r.work.flops}};
     if (r.time.repetitions > 0) {

@@ -220,6 +220,9 @@ run_report run(const run_options& options, const ceilings& limits) {
     progress.show(index, cases.size(), c, "verifying");
     const auto trial = c.owner->make_trial(c.variant, c.size, trial_setup);
     row.sets = trial->sets();
+    row.cache_resident =
+        trial_setup.rotate_until_bytes > 0 &&
+        row.sets * c.owner->footprint_bytes(c.variant, c.size) < trial_setup.rotate_until_bytes;
     trial->poison_outputs();
     trial->run(0);
     row.check = trial->check();
@@ -230,6 +233,7 @@ run_report run(const run_options& options, const ceilings& limits) {
       continue;
     }
     row.status = "ok";
+    if (row.cache_resident) row.note = "inputs fit in cache: measures the cache, not memory";
     if (options.timed) {
       progress.show(index, cases.size(), c, "timing");
       // Start the rotation at set 1 so that the first timed run does not find set 0 in cache from the check.

@@ -34,6 +34,8 @@ struct result_row {
   std::string note;    // why it was skipped or failed
   check_result check;
   int sets = 1;        // input sets rotated through while timing
+  bool cache_resident = false;  // all sets together were smaller than the rotation target: this row
+                                // measures the cache, not memory, and its % of ceiling can exceed 100
   timing_stats time;
   work_amount work;
   // Derived from the median time.
