@@ -1,0 +1,114 @@
+#pragma once
+// The thesis's cache model: how wide a column the cache can hold, and how many cache lines each
+// traversal fetches. Symbols follow the thesis:
+//   M    cache size in bytes           u    bytes per element
+//   s_w  stencil width (2r + 1)        s_h  stencil height (2r + 1)
+//   S_w  halo width (s_w − 1)          S_h  halo height (s_h − 1)
+//   t    active threads (elements in flight) sharing the cache
+//   L    elements per cache line       I_w × I_h   the grid
+#include <cstdint>
+
+#include "swath/schedule/extent.hpp"
+
+namespace swath::schedule {
+
+struct stencil_footprint {
+  double cache_bytes = 0;        // M
+  std::int64_t element_bytes = 4;  // u
+  std::int64_t width = 3;        // s_w
+  std::int64_t height = 3;       // s_h
+  std::int64_t threads = 1;      // t
+};
+
+constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// Bytes a column of width c needs in cache: M(c) = u (c + s_w) (s_h + ceil(t / c)).
+constexpr double stencil_column_bytes(const stencil_footprint& s, std::int64_t c) {
+  return static_cast<double>(s.element_bytes) * static_cast<double>(c + s.width) *
+         static_cast<double>(s.height + ceil_div(s.threads, c));
+}
+
+// The exact model solved for the widest c with M(c) ≤ M; 0 when not even c = 1 fits. M(c) grows with c
+// once c ≥ t (the ceiling is 1 from there), so that range is searched by bisection; below t the ceiling
+// falls as c grows and M(c) need not be monotonic, so it is scanned.
+constexpr std::int64_t stencil_column_width(const stencil_footprint& s) {
+  const std::int64_t t = s.threads < 1 ? 1 : s.threads;
+  std::int64_t high = static_cast<std::int64_t>(s.cache_bytes / static_cast<double>(s.element_bytes)) + 1;
+  if (stencil_column_bytes(s, t) <= s.cache_bytes) {
+    std::int64_t low = t;  // fits; find the last c that fits in [t, high)
+    while (high - low > 1) {
+      const std::int64_t mid = low + (high - low) / 2;
+      (stencil_column_bytes(s, mid) <= s.cache_bytes ? low : high) = mid;
+    }
+    return low;
+  }
+  for (std::int64_t c = (t < high ? t : high) - 1; c >= 1; --c) {
+    if (stencil_column_bytes(s, c) <= s.cache_bytes) return c;
+  }
+  return 0;
+}
+
+// The thesis's asymptote, M ≈ u (t + s_h (c + s_w)), solved for c: (M − u (s_h s_w + t)) / (s_h u).
+constexpr double stencil_column_width_asymptote(const stencil_footprint& s) {
+  const auto u = static_cast<double>(s.element_bytes);
+  return (s.cache_bytes - u * static_cast<double>(s.height * s.width + s.threads)) / (static_cast<double>(s.height) * u);
+}
+
+// Cache-line fetches of the input, bound for a column traversal of width c (thesis, eq. stencil column
+// fetches): F ≤ ceil(I_w / c) · ceil((c + S_w) / L) · (I_h + S_h).
+constexpr std::int64_t column_fetches(extent2d grid, std::int64_t c, std::int64_t halo_w, std::int64_t halo_h,
+                                      std::int64_t line_elements) {
+  return ceil_div(grid.width, c) * ceil_div(c + halo_w, line_elements) * (grid.height + halo_h);
+}
+
+// Row-major is the column traversal with c = I_w. When the stencil's rows fit (the layer condition,
+// M(I_w) ≤ M), each input line is fetched once; when they do not, every output row fetches the s_h
+// input rows it reads again.
+constexpr std::int64_t row_major_fetches(extent2d grid, const stencil_footprint& s, std::int64_t line_elements) {
+  const std::int64_t once = column_fetches(grid, grid.width, s.width - 1, s.height - 1, line_elements);
+  if (stencil_column_bytes(s, grid.width) <= s.cache_bytes) return once;
+  return ceil_div(grid.width + s.width - 1, line_elements) * grid.height * s.height;
+}
+
+// Tiled t_w × t_h: each tile fetches its (t_w + S_w) × (t_h + S_h) halo-extended block once and shares
+// nothing with the next tile (the halo rows and columns are fetched again by the neighbours).
+constexpr std::int64_t tiled_fetches(extent2d grid, std::int64_t tile_w, std::int64_t tile_h, std::int64_t halo_w,
+                                     std::int64_t halo_h, std::int64_t line_elements) {
+  std::int64_t total = 0;
+  for (std::int64_t y = 0; y < grid.height; y += tile_h) {
+    const std::int64_t h = min64(tile_h, grid.height - y);
+    for (std::int64_t x = 0; x < grid.width; x += tile_w) {
+      total += ceil_div(min64(tile_w, grid.width - x) + halo_w, line_elements) * (h + halo_h);
+    }
+  }
+  return total;
+}
+
+// Matrix multiplication, A·B = C, B read down columns: M = u (h c + w ceil(t / c)) for a column of
+// width c over h rows of B and w columns of A's rows in flight (thesis). Asymptote c = M / (u h).
+struct matmul_footprint {
+  double cache_bytes = 0;          // M
+  std::int64_t element_bytes = 4;  // u
+  std::int64_t rows = 1;           // h: rows of B (the inner dimension)
+  std::int64_t row_length = 1;     // w
+  std::int64_t threads = 1;        // t
+};
+
+constexpr double matmul_column_width_asymptote(const matmul_footprint& m) {
+  return m.cache_bytes / (static_cast<double>(m.element_bytes) * static_cast<double>(m.rows));
+}
+
+constexpr std::int64_t matmul_column_width(const matmul_footprint& m) {
+  const auto bytes = [&](std::int64_t c) {
+    return static_cast<double>(m.element_bytes) *
+           static_cast<double>(m.rows * c + m.row_length * ceil_div(m.threads < 1 ? 1 : m.threads, c));
+  };
+  std::int64_t best = 0;
+  const auto limit = static_cast<std::int64_t>(matmul_column_width_asymptote(m)) + 1;
+  for (std::int64_t c = 1; c <= limit; ++c) {
+    if (bytes(c) <= m.cache_bytes) best = c;
+  }
+  return best;
+}
+
+}  // namespace swath::schedule
