@@ -86,9 +86,10 @@ TEST(ElementwiseRegistry, ShapeMismatchesAreSkippedWithAReason) {
   const auto& f = family();
   const auto vector_step = find_variant("elementwise/cpu/02_vecadd_openmp").info;
   const auto matrix_step = find_variant("elementwise/cpu/03_matadd_openmp").info;
-  EXPECT_EQ(f.unsupported(vector_step, {{100}}), "");
-  EXPECT_NE(f.unsupported(vector_step, {{10, 10}}), "");
-  EXPECT_NE(f.unsupported(matrix_step, {{100}}), "");
+  EXPECT_EQ(f.unsupported(vector_step, {{{100}}, ""}), "");
+  EXPECT_NE(f.unsupported(vector_step, {{{10, 10}}, ""}), "");
+  EXPECT_NE(f.unsupported(matrix_step, {{{100}}, ""}), "");
+  EXPECT_THROW(f.configurations(vector_step, {{"radius", {"2"}}}), usage_error);
   EXPECT_THROW(find_variant("elementwise/cpu/99_nothing"), usage_error);
 }
 

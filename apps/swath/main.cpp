@@ -96,8 +96,9 @@ void print_info() {
 void print_list(const std::string& family_name) {
   for (const bench::family* f : bench::families()) {
     if (family_name != "all" && f->name() != family_name) continue;
-    std::printf("%s: %s\n  sizes: %s\n", std::string(f->name()).c_str(), std::string(f->summary()).c_str(),
-                std::string(f->size_help()).c_str());
+    std::printf("%s: %s\n  sizes: %s\n  parameters: %s\n", std::string(f->name()).c_str(),
+                std::string(f->summary()).c_str(), std::string(f->size_help()).c_str(),
+                std::string(f->parameter_help()).c_str());
     for (const variant_info& v : f->variants()) {
       std::printf("  %-42s %s%s\n", std::string(v.name).c_str(), v.vendor ? "[vendor] " : "",
                   std::string(v.summary).c_str());
@@ -132,6 +133,7 @@ void print_ceilings(const bench::ceilings& values) {
 struct bench_arguments {
   std::string family = "all";
   std::vector<std::string> sizes;
+  std::vector<std::string> parameters;
   std::string variants = "*";
   std::string device = "auto";
   int reps = 20;
@@ -147,6 +149,7 @@ int run_bench(const bench_arguments& args, bool timed) {
   bench::run_options options;
   options.families = {args.family};
   options.sizes = parse_sizes(args.sizes);
+  for (const std::string& text : args.parameters) options.parameters.push_back(bench::parse_parameter(text));
   options.variant_glob = args.variants;
   options.where = resolve_device(args.device);
   options.repetitions = args.reps;
@@ -179,6 +182,8 @@ void add_selection_options(CLI::App* command, bench_arguments& args) {
   command->add_option("family", args.family, "family name, or all")->capture_default_str();
   command->add_option("--size,-s", args.sizes,
                       "problem size, repeatable: N, 2^k, WxH or WxHxD (default: each variant's suite)");
+  command->add_option("--param,-p", args.parameters,
+                      "family parameter, repeatable: key=value[,value...] (see: swath list <family>)");
   command->add_option("--variants,-v", args.variants, "globs on variant names, comma-separated: '*cuda/05*,*vendor*'")->capture_default_str();
   command->add_option("--device,-d", args.device, "cpu, cuda, or auto (the GPU when there is one)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))

@@ -36,7 +36,7 @@ cells tabulate(const run_report& report) {
   cells out;
   out.header = {"variant", "size", "check", "median ms", "min ms", "GB/s", "GFLOP/s", "flop/B", "% ceiling", "x vendor"};
   for (const result_row& row : report.rows) {
-    std::vector<std::string> line = {std::string(row.variant.name), row.size};
+    std::vector<std::string> line = {std::string(row.variant.name), row.config.empty() ? row.size : row.size + " " + row.config};
     if (row.status == "skipped") {
       line.push_back("skipped: " + row.note);
       line.resize(out.header.size());
@@ -135,12 +135,12 @@ std::string format_markdown(const run_report& report) {
 
 std::string format_csv(const run_report& report) {
   std::ostringstream out;
-  out << "family,variant,backend,vendor,problem,size,status,note,max_relative_error,sets,median_s,min_s,max_s,reps,"
+  out << "family,variant,backend,vendor,problem,size,config,status,note,max_relative_error,sets,median_s,min_s,max_s,reps,"
          "bytes,flops,gbps,gflops,intensity,ceiling_gbps,percent_of_ceiling,bound,vendor_ratio\n";
   for (const result_row& r : report.rows) {
     const auto optional = [](const std::optional<double>& v) { return v ? std::to_string(*v) : std::string(); };
     out << r.family << ',' << r.variant.name << ',' << to_string(r.variant.where) << ',' << (r.variant.vendor ? 1 : 0)
-        << ',' << r.variant.problem << ',' << r.size << ',' << r.status << ',' << csv_escape(r.note) << ','
+        << ',' << r.variant.problem << ',' << r.size << ',' << csv_escape(r.config) << ',' << r.status << ',' << csv_escape(r.note) << ','
         << r.check.max_relative_error << ',' << r.sets << ',' << r.time.median_s << ',' << r.time.min_s << ','
         << r.time.max_s << ',' << r.time.repetitions << ',' << r.work.bytes << ',' << r.work.flops << ',' << r.gbps
         << ',' << r.gflops << ',' << r.intensity << ',' << optional(r.ceiling_gbps) << ','
@@ -191,7 +191,10 @@ nlohmann::json to_json(const run_report& report) {
   out["elapsed_s"] = report.elapsed_s;
   out["environment"] = environment_json();
   out["ceilings"] = report.limits;
-  out["options"] = {{"families", report.options.families},
+  nlohmann::json parameters = nlohmann::json::object();
+  for (const auto& choice : report.options.parameters) parameters[choice.key] = choice.values;
+  out["options"] = {{"parameters", parameters},
+                    {"families", report.options.families},
                     {"backend", to_string(report.options.where)},
                     {"variants", report.options.variant_glob},
                     {"repetitions", report.options.repetitions},
@@ -207,6 +210,7 @@ nlohmann::json to_json(const run_report& report) {
                           {"problem", r.variant.problem},
                           {"vendor", r.variant.vendor},
                           {"size", r.size},
+                          {"config", r.config},
                           {"status", r.status},
                           {"note", r.note},
                           {"check",

@@ -19,7 +19,7 @@ namespace {
 struct planned_case {
   const family* owner;
   variant_info variant;
-  size_spec size;
+  problem_spec problem;
 };
 
 std::string now_iso8601() {
@@ -39,7 +39,7 @@ class progress_line {
     if (!enabled_ || clock_.seconds() < 1.0) return;
     char text[256];
     std::snprintf(text, sizeof text, "[%zu/%zu] %s %s: %s", index + 1, total, std::string(c.variant.name).c_str(),
-                  c.size.text().c_str(), stage);
+                  c.problem.text().c_str(), stage);
     if (terminal_) {
       std::fprintf(stderr, "\r\033[K%s", text);
     } else {
@@ -86,7 +86,10 @@ std::vector<planned_case> plan(const run_options& options) {
     for (const variant_info& v : f->variants()) {
       if (v.where != options.where || !matches_any(options.variant_glob, v.name)) continue;
       const auto sizes = options.sizes.empty() ? f->default_sizes(v) : options.sizes;
-      for (const size_spec& size : sizes) cases.push_back({f, v, size});
+      const auto configs = f->configurations(v, options.parameters);
+      for (const size_spec& size : sizes) {
+        for (const std::string& config : configs) cases.push_back({f, v, {size, config}});
+      }
     }
   }
   if (cases.empty()) {
@@ -101,10 +104,10 @@ void check_memory(const std::vector<planned_case>& cases, backend where) {
   const std::int64_t available =
       where == backend::cuda ? gpu_free_memory_bytes() : query_cpu().memory_bytes;
   for (const planned_case& c : cases) {
-    if (!c.owner->unsupported(c.variant, c.size).empty()) continue;
-    const std::int64_t needed = c.owner->footprint_bytes(c.variant, c.size);
+    if (!c.owner->unsupported(c.variant, c.problem).empty()) continue;
+    const std::int64_t needed = c.owner->footprint_bytes(c.variant, c.problem);
     if (needed > available) {
-      throw out_of_memory_error(std::string("size ") + c.size.text() + " needs " +
+      throw out_of_memory_error(std::string("size ") + c.problem.text() + " needs " +
                                 format_bytes(static_cast<double>(needed)) + " for " + std::string(c.variant.name) +
                                 " but the " + (where == backend::cuda ? "device has " : "host has ") +
                                 format_bytes(static_cast<double>(available)) +
@@ -142,7 +145,7 @@ void compare_with_vendors(std::vector<result_row>& rows) {
     for (const result_row& vendor : rows) {
       if (!vendor.variant.vendor || vendor.status != "ok" || vendor.time.repetitions == 0) continue;
       if (vendor.family != row.family || vendor.variant.where != row.variant.where ||
-          vendor.variant.problem != row.variant.problem || vendor.size != row.size) {
+          vendor.variant.problem != row.variant.problem || vendor.size != row.size || vendor.config != row.config) {
         continue;
       }
       row.vendor_ratio = vendor.time.median_s / row.time.median_s;
@@ -208,21 +211,22 @@ run_report run(const run_options& options, const ceilings& limits) {
     result_row row;
     row.family = std::string(c.owner->name());
     row.variant = c.variant;
-    row.size = c.size.text();
+    row.size = c.problem.size.text();
+    row.config = c.problem.config;
     row.check.tolerance = c.variant.tolerance;
-    if (const std::string why = c.owner->unsupported(c.variant, c.size); !why.empty()) {
+    if (const std::string why = c.owner->unsupported(c.variant, c.problem); !why.empty()) {
       row.status = "skipped";
       row.note = why;
       report.rows.push_back(row);
       continue;
     }
-    row.work = c.owner->work(c.variant, c.size);
+    row.work = c.owner->work(c.variant, c.problem);
     progress.show(index, cases.size(), c, "verifying");
-    const auto trial = c.owner->make_trial(c.variant, c.size, trial_setup);
+    const auto trial = c.owner->make_trial(c.variant, c.problem, trial_setup);
     row.sets = trial->sets();
     row.cache_resident =
         trial_setup.rotate_until_bytes > 0 &&
-        row.sets * c.owner->footprint_bytes(c.variant, c.size) < trial_setup.rotate_until_bytes;
+        row.sets * c.owner->footprint_bytes(c.variant, c.problem) < trial_setup.rotate_until_bytes;
     trial->poison_outputs();
     trial->run(0);
     row.check = trial->check();

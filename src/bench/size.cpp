@@ -62,6 +62,34 @@ size_spec parse_size(std::string_view text) {
   return size;
 }
 
+parameter_choice parse_parameter(std::string_view text) {
+  const std::size_t equals = text.find('=');
+  if (equals == std::string_view::npos || equals == 0 || equals + 1 == text.size()) {
+    throw usage_error("bad --param '" + std::string(text) + "': write key=value or key=value1,value2");
+  }
+  parameter_choice choice{std::string(text.substr(0, equals)), {}};
+  std::size_t start = equals + 1;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    if (comma == start) throw usage_error("bad --param '" + std::string(text) + "': an empty value");
+    choice.values.emplace_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return choice;
+}
+
+std::vector<std::string> family::configurations(const variant_info&, const std::vector<parameter_choice>& chosen) const {
+  if (!chosen.empty()) {
+    std::string message = "family ";
+    message += name();
+    message += " takes no --param (got '";
+    message += chosen.front().key;
+    message += "')";
+    throw usage_error(message);
+  }
+  return {""};
+}
+
 std::string size_spec::text() const {
   std::string out;
   for (const std::int64_t extent : extents) out += (out.empty() ? "" : "x") + std::to_string(extent);

@@ -205,26 +205,27 @@ class elementwise_family final : public bench::family {
   [[nodiscard]] std::string_view size_help() const override {
     return "vector steps and transfers: N elements; matrix steps: WxH (width x height)";
   }
-  [[nodiscard]] std::string unsupported(const variant_info& info, const bench::size_spec& size) const override {
+  [[nodiscard]] std::string unsupported(const variant_info& info, const bench::problem_spec& spec) const override {
     const variant& v = find_variant(info.name);
+    const bench::size_spec& size = spec.size;
     if (is_matrix(v.op) && size.extents.size() != 2) return "matrix steps take a size WxH";
     if (!is_matrix(v.op) && size.extents.size() != 1) return "vector steps and transfers take a size N";
     return std::string(v.supports(make_problem(v, size)).why);
   }
-  [[nodiscard]] work_amount work(const variant_info& info, const bench::size_spec& size) const override {
+  [[nodiscard]] work_amount work(const variant_info& info, const bench::problem_spec& spec) const override {
     const variant& v = find_variant(info.name);
-    return v.work(make_problem(v, size));
+    return v.work(make_problem(v, spec.size));
   }
-  [[nodiscard]] std::int64_t footprint_bytes(const variant_info& info, const bench::size_spec& size) const override {
+  [[nodiscard]] std::int64_t footprint_bytes(const variant_info& info, const bench::problem_spec& spec) const override {
     const variant& v = find_variant(info.name);
-    const problem p = make_problem(v, size);
+    const problem p = make_problem(v, spec.size);
     const std::int64_t operands = v.info.where == backend::cpu ? 3 : (is_transfer(v.op) ? 1 : 3);
     return operands * p.allocated() * static_cast<std::int64_t>(sizeof(float));
   }
-  [[nodiscard]] std::unique_ptr<bench::trial> make_trial(const variant_info& info, const bench::size_spec& size,
+  [[nodiscard]] std::unique_ptr<bench::trial> make_trial(const variant_info& info, const bench::problem_spec& spec,
                                                          const bench::trial_options& options) const override {
     const variant& v = find_variant(info.name);
-    return elementwise::make_trial(v, make_problem(v, size), options);
+    return elementwise::make_trial(v, make_problem(v, spec.size), options);
   }
 };
 

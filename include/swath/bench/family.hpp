@@ -22,6 +22,21 @@ struct size_spec {
 // Throws usage_error naming the problem (zero, negative, not a number, overflow).
 size_spec parse_size(std::string_view text);
 
+// One problem: a size and, for families with parameters besides the size (a stencil's radius, shape,
+// boundary and element type), one point of their space written "key=value ..." ("" when none).
+struct problem_spec {
+  size_spec size;
+  std::string config;
+  [[nodiscard]] std::string text() const { return config.empty() ? size.text() : size.text() + " " + config; }
+};
+
+// --param key=value[,value...]: the values a family's parameter takes; several values make several cases.
+struct parameter_choice {
+  std::string key;
+  std::vector<std::string> values;
+};
+parameter_choice parse_parameter(std::string_view text);  // throws usage_error
+
 // The outcome of checking one run against the float64 reference.
 struct check_result {
   std::int64_t checked = 0;           // output elements compared
@@ -69,12 +84,17 @@ class family {
   [[nodiscard]] virtual std::vector<variant_info> variants() const = 0;
   [[nodiscard]] virtual std::vector<size_spec> default_sizes(const variant_info& variant) const = 0;
   [[nodiscard]] virtual std::string_view size_help() const = 0;
-  // Why this variant cannot run at this size ("" if it can).
-  [[nodiscard]] virtual std::string unsupported(const variant_info& variant, const size_spec& size) const = 0;
-  [[nodiscard]] virtual work_amount work(const variant_info& variant, const size_spec& size) const = 0;
+  // The configurations to run: the product of the chosen parameter values, defaults for the rest.
+  // Families without parameters return {""} and reject any choice.
+  [[nodiscard]] virtual std::vector<std::string> configurations(const variant_info& variant,
+                                                                const std::vector<parameter_choice>& chosen) const;
+  [[nodiscard]] virtual std::string_view parameter_help() const { return "none"; }
+  // Why this variant cannot run this problem ("" if it can).
+  [[nodiscard]] virtual std::string unsupported(const variant_info& variant, const problem_spec& problem) const = 0;
+  [[nodiscard]] virtual work_amount work(const variant_info& variant, const problem_spec& problem) const = 0;
   // Device or host bytes one input+output set needs, to refuse sizes that cannot fit before allocating.
-  [[nodiscard]] virtual std::int64_t footprint_bytes(const variant_info& variant, const size_spec& size) const = 0;
-  [[nodiscard]] virtual std::unique_ptr<trial> make_trial(const variant_info& variant, const size_spec& size,
+  [[nodiscard]] virtual std::int64_t footprint_bytes(const variant_info& variant, const problem_spec& problem) const = 0;
+  [[nodiscard]] virtual std::unique_ptr<trial> make_trial(const variant_info& variant, const problem_spec& problem,
                                                           const trial_options& options) const = 0;
 };
 

@@ -17,6 +17,7 @@ namespace swath::bench {
 struct run_options {
   std::vector<std::string> families;  // names; "all" expands to every family
   std::vector<size_spec> sizes;       // empty: each family's defaults for the backend
+  std::vector<parameter_choice> parameters;  // --param choices (families with parameters)
   std::string variant_glob = "*";     // shell-style patterns on the variant name, comma-separated
   backend where = backend::cpu;
   int repetitions = 20;
@@ -30,6 +31,7 @@ struct result_row {
   std::string family;
   variant_info variant;
   std::string size;
+  std::string config;  // the family's parameters for this row ("" when it has none)
   std::string status;  // "ok", "failed" (verification), "skipped"
   std::string note;    // why it was skipped or failed
   check_result check;
