@@ -62,16 +62,24 @@ size_spec parse_size(std::string_view text) {
   return size;
 }
 
+usage_error bad_parameter(std::string_view text, std::string_view why) {
+  std::string message = "bad --param '";
+  message += text;
+  message += "': ";
+  message += why;
+  return usage_error(message);
+}
+
 parameter_choice parse_parameter(std::string_view text) {
   const std::size_t equals = text.find('=');
   if (equals == std::string_view::npos || equals == 0 || equals + 1 == text.size()) {
-    throw usage_error("bad --param '" + std::string(text) + "': write key=value or key=value1,value2");
+    throw bad_parameter(text, "write key=value or key=value1,value2");
   }
   parameter_choice choice{std::string(text.substr(0, equals)), {}};
   std::size_t start = equals + 1;
   while (start <= text.size()) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
-    if (comma == start) throw usage_error("bad --param '" + std::string(text) + "': an empty value");
+    if (comma == start) throw bad_parameter(text, "an empty value");
     choice.values.emplace_back(text.substr(start, comma - start));
     start = comma + 1;
   }
