@@ -100,7 +100,10 @@ std::vector<std::string> family::configurations(const variant_info&, const std::
 
 std::string size_spec::text() const {
   std::string out;
-  for (const std::int64_t extent : extents) out += (out.empty() ? "" : "x") + std::to_string(extent);
+  for (const std::int64_t extent : extents) {
+    if (!out.empty()) out += 'x';
+    out += std::to_string(extent);
+  }
   return out;
 }
 
