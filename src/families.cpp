@@ -5,11 +5,12 @@
 #include "swath/bench/family.hpp"
 #include "swath/core/error.hpp"
 #include "swath/elementwise.hpp"
+#include "swath/stencil.hpp"
 
 namespace swath::bench {
 
 std::span<const family* const> families() {
-  static const family* const all[] = {&elementwise::family()};
+  static const family* const all[] = {&elementwise::family(), &stencil::family()};
   return all;
 }
 

@@ -20,4 +20,10 @@ void poison_host(float* data, std::int64_t count) {
   for (std::int64_t i = 0; i < count; ++i) data[i] = poison;
 }
 
+void poison_host(double* data, std::int64_t count) {
+  const double poison = poison_f64();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < count; ++i) data[i] = poison;
+}
+
 }  // namespace swath

@@ -19,8 +19,8 @@ namespace swath::bench {
 // out: rows × cols elements, row-major with leading dimension ld (ld ≥ cols). The ld - cols padding
 // elements after each row but the last must still be poison. reference(index) gives the float64 value
 // for the flat index row·ld + col.
-template <class Reference>
-check_result compare_region(const float* out, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+template <class T, class Reference>
+check_result compare_region(const T* out, std::int64_t rows, std::int64_t cols, std::int64_t ld,
                             const Reference& reference, double tolerance) {
   check_result result;
   result.tolerance = tolerance;
@@ -42,7 +42,7 @@ check_result compare_region(const float* out, std::int64_t rows, std::int64_t co
     for (std::int64_t row = 0; row < rows; ++row) {
       for (std::int64_t col = 0; col < cols; ++col) {
         const std::int64_t index = row * ld + col;
-        const float value = out[index];
+        const T value = out[index];
         if (is_poison(value)) {
           ++unwritten;
         } else if (!std::isfinite(value)) {

@@ -15,6 +15,7 @@ inline bool is_poison(float value) { return std::bit_cast<std::uint32_t>(value) 
 inline bool is_poison(double value) { return std::bit_cast<std::uint64_t>(value) == poison_bits_f64; }
 
 void poison_host(float* data, std::int64_t count);
+void poison_host(double* data, std::int64_t count);
 // Asynchronous on `stream` (a cudaStream_t; nullptr = default).
 void poison_device(float* data, std::int64_t count, void* stream = nullptr);
 

@@ -48,6 +48,15 @@ constexpr std::int64_t stencil_column_width(const stencil_footprint& s) {
   return 0;
 }
 
+// The same model when each of T threads works on a whole row of the column (the CPU steps that share
+// a column band): t = T·c elements in flight, so ceil(t/c) = T rows and M = u (c + s_w)(s_h + T):
+// c = M / (u (s_h + T)) − s_w, at least 1.
+constexpr std::int64_t stencil_column_width_rows(const stencil_footprint& s, std::int64_t rows_in_flight) {
+  const auto c = static_cast<std::int64_t>(s.cache_bytes / static_cast<double>(s.element_bytes * (s.height + rows_in_flight))) -
+                 s.width;
+  return c < 1 ? 1 : c;
+}
+
 // The thesis's asymptote, M ≈ u (t + s_h (c + s_w)), solved for c: (M − u (s_h s_w + t)) / (s_h u).
 constexpr double stencil_column_width_asymptote(const stencil_footprint& s) {
   const auto u = static_cast<double>(s.element_bytes);

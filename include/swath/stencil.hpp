@@ -1,0 +1,103 @@
+#pragma once
+// The stencil family, 2D: out(x, y) = Σ_k w_k · in(x + dx_k, y + dy_k) over a star (the cross of
+// radius r, 4r + 1 taps) or a box ((2r + 1)² taps), radius 1 to 4, float or double, with clamp,
+// constant or periodic boundaries. The CPU steps differ only in the schedule that orders the output
+// points (row-major, tiled, column, zigzag: include/swath/schedule/), which is the point: the same
+// arithmetic, four traversals, and the cache model choosing the column width.
+//
+// Traffic: one read and one write per point at best, 8 bytes in float (16 in double); 2 flops per tap.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "swath/bench/family.hpp"
+#include "swath/core/hd.hpp"
+#include "swath/registry.hpp"
+#include "swath/schedule/extent.hpp"
+
+namespace swath::stencil {
+
+enum class shape { star, box };
+enum class boundary { clamp, constant, periodic };
+enum class element_type { f32, f64 };
+enum class traversal { row_major, tiled, column, zigzag };
+
+struct tap {
+  int dx;
+  int dy;
+  double weight;
+};
+
+struct problem {
+  schedule::extent2d grid;
+  int radius = 1;
+  shape form = shape::star;
+  boundary edge = boundary::clamp;
+  double edge_value = 1.0;  // the value outside the grid for boundary::constant
+  element_type type = element_type::f32;
+  std::vector<tap> taps;    // the weights; make_problem fills the default ones
+  // Schedule parameters, resolved by make_problem from the cache model unless given.
+  std::int64_t column_width = 0;
+  std::int64_t tile_width = 0;
+  std::int64_t tile_height = 0;
+  double cache_bytes = 0;   // the cache the model sized them for
+  [[nodiscard]] int extent() const { return 2 * radius + 1; }  // s_w = s_h
+  [[nodiscard]] std::int64_t element_bytes() const { return type == element_type::f32 ? 4 : 8; }
+};
+
+// Default taps: the shape's offsets with positive weights in [0.5, 2) / taps, a fixed pattern, so
+// results stay O(1) and free of cancellation (the check's relative error is then meaningful).
+std::vector<tap> default_taps(shape form, int radius);
+
+// Where a read at (x, y) lands, or -1 for "outside, use edge_value" (constant boundary).
+SWATH_HD_INLINE std::int64_t source_index(std::int64_t x, std::int64_t y, schedule::extent2d g, boundary edge) {
+  if (x >= 0 && x < g.width && y >= 0 && y < g.height) return y * g.width + x;
+  switch (edge) {
+    case boundary::clamp:
+      x = x < 0 ? 0 : (x >= g.width ? g.width - 1 : x);
+      y = y < 0 ? 0 : (y >= g.height ? g.height - 1 : y);
+      return y * g.width + x;
+    case boundary::periodic:
+      x = ((x % g.width) + g.width) % g.width;
+      y = ((y % g.height) + g.height) % g.height;
+      return y * g.width + x;
+    case boundary::constant:
+    default:
+      return -1;
+  }
+}
+
+// Operands: pointers of the problem's element type.
+struct operands {
+  const void* in = nullptr;
+  void* out = nullptr;
+};
+
+struct variant {
+  variant_info info;
+  traversal order = traversal::row_major;
+  bool parallel = false;  // OpenMP
+  support (*supports)(const problem&) = nullptr;
+  void (*run)(const problem&, const operands&, const launch_context&) = nullptr;
+  work_amount (*work)(const problem&) = nullptr;
+};
+
+work_amount stencil_work(const problem& p);
+support any_stencil(const problem& p);
+
+std::span<const variant> variants();
+const variant& find_variant(std::string_view name);
+
+// The problem at a size and configuration ("radius=2 shape=box boundary=periodic type=double
+// column_width=model cache=L2"); schedule parameters from the cache model unless given.
+problem make_problem(const variant& v, const bench::problem_spec& spec);
+std::unique_ptr<bench::trial> make_trial(const variant& v, const problem& p, const bench::trial_options& options);
+
+const bench::family& family();
+
+std::string_view to_string(shape form);
+std::string_view to_string(boundary edge);
+std::string_view to_string(traversal order);
+
+}  // namespace swath::stencil

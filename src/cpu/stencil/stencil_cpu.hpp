@@ -1,0 +1,147 @@
+#pragma once
+// The CPU stencil kernel every step shares: it computes the output points a schedule hands it, run by
+// run (a run is a stretch of one row, walked left to right or right to left). Only the schedule
+// differs between steps.
+//
+// Inside a run the taps are the outer loop and the points the inner one, so the inner loop is a plain
+// strided multiply-add that the compiler vectorises: out[x] += w_k · in[x + offset_k]. Points within r
+// of an edge take the boundary path (source_index), one at a time.
+#include <omp.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "../../stencil/steps.hpp"
+#include "swath/schedule/column.hpp"
+#include "swath/schedule/row_major.hpp"
+#include "swath/schedule/tiled.hpp"
+#include "swath/schedule/zigzag.hpp"
+
+namespace swath::stencil::cpu {
+
+template <class T>
+struct kernel {
+  const T* in;
+  T* out;
+  schedule::extent2d grid;
+  int radius;
+  boundary edge;
+  T edge_value;
+  std::vector<T> weights;
+  std::vector<std::int64_t> offsets;  // dy · W + dx
+  std::vector<tap> taps;
+
+  kernel(const problem& p, const operands& x)
+      : in(static_cast<const T*>(x.in)),
+        out(static_cast<T*>(x.out)),
+        grid(p.grid),
+        radius(p.radius),
+        edge(p.edge),
+        edge_value(static_cast<T>(p.edge_value)),
+        taps(p.taps) {
+    for (const tap& t : p.taps) {
+      weights.push_back(static_cast<T>(t.weight));
+      offsets.push_back(static_cast<std::int64_t>(t.dy) * p.grid.width + t.dx);
+    }
+  }
+
+  void boundary_point(std::int64_t x, std::int64_t y) const {
+    T sum = 0;
+    for (std::size_t k = 0; k < taps.size(); ++k) {
+      const std::int64_t source = source_index(x + taps[k].dx, y + taps[k].dy, grid, edge);
+      sum += weights[k] * (source < 0 ? edge_value : in[source]);
+    }
+    out[y * grid.width + x] = sum;
+  }
+
+  // Interior points [x_begin, x_end) of row y: every tap in range.
+  void interior(std::int64_t y, std::int64_t x_begin, std::int64_t x_end, bool reversed) const {
+    T* __restrict row_out = out + y * grid.width;
+    const T* __restrict row_in = in + y * grid.width;
+    const std::size_t count = weights.size();
+    if (!reversed) {
+      for (std::int64_t x = x_begin; x < x_end; ++x) row_out[x] = weights[0] * row_in[x + offsets[0]];
+      for (std::size_t k = 1; k < count; ++k) {
+        const T w = weights[k];
+        const T* __restrict shifted = row_in + offsets[k];
+#pragma omp simd
+        for (std::int64_t x = x_begin; x < x_end; ++x) row_out[x] += w * shifted[x];
+      }
+    } else {
+      for (std::int64_t x = x_end - 1; x >= x_begin; --x) row_out[x] = weights[0] * row_in[x + offsets[0]];
+      for (std::size_t k = 1; k < count; ++k) {
+        const T w = weights[k];
+        const T* __restrict shifted = row_in + offsets[k];
+#pragma omp simd
+        for (std::int64_t x = x_end - 1; x >= x_begin; --x) row_out[x] += w * shifted[x];
+      }
+    }
+  }
+
+  void operator()(const schedule::run& r) const {
+    const std::int64_t y = r.y;
+    if (y < radius || y >= grid.height - radius) {
+      for (std::int64_t x = r.x_begin; x < r.x_end; ++x) boundary_point(x, y);
+      return;
+    }
+    const std::int64_t inner_begin = std::clamp<std::int64_t>(radius, r.x_begin, r.x_end);
+    const std::int64_t inner_end = std::clamp<std::int64_t>(grid.width - radius, inner_begin, r.x_end);
+    for (std::int64_t x = r.x_begin; x < inner_begin; ++x) boundary_point(x, y);
+    interior(y, inner_begin, inner_end, r.reversed);
+    for (std::int64_t x = inner_end; x < r.x_end; ++x) boundary_point(x, y);
+  }
+};
+
+// The schedule a step walks, built from the problem's resolved parameters.
+inline schedule::row_major make_schedule(const problem&, schedule::row_major) { return {}; }
+inline schedule::tiled make_schedule(const problem& p, schedule::tiled) { return {p.tile_width, p.tile_height}; }
+inline schedule::column make_schedule(const problem& p, schedule::column) { return {p.column_width}; }
+inline schedule::zigzag make_schedule(const problem& p, schedule::zigzag) { return {p.column_width}; }
+
+// One thread walks the whole schedule.
+template <class Schedule, class T>
+void run_serial(const problem& p, const operands& x) {
+  const kernel<T> compute(p, x);
+  make_schedule(p, Schedule{}).for_each_run(p.grid, compute);
+}
+
+// OpenMP. Row-major and tiled hand each thread its own contiguous share of rows or tiles. Column and
+// zigzag keep all threads in the same column: its rows are dealt out round-robin, so the T threads
+// move down the column together and share the rows they read (the model's t = T rows in flight).
+template <class Schedule, class T>
+void run_parallel(const problem& p, const operands& x) {
+  const kernel<T> compute(p, x);
+  const Schedule order = make_schedule(p, Schedule{});
+  if constexpr (std::is_same_v<Schedule, schedule::column> || std::is_same_v<Schedule, schedule::zigzag>) {
+#pragma omp parallel
+    {
+      std::int64_t k = 0;
+      for (std::int64_t o = 0; o < p.grid.width; o += order.width, ++k) {
+        const std::int64_t end = std::min(o + order.width, p.grid.width);
+#pragma omp for schedule(static, 1)
+        for (std::int64_t r = 0; r < p.grid.height; ++r) {
+          const bool down = !std::is_same_v<Schedule, schedule::zigzag> || k % 2 == 0;
+          const bool reversed = std::is_same_v<Schedule, schedule::zigzag> && r % 2 == 1;
+          compute(schedule::run{down ? r : p.grid.height - 1 - r, o, end, reversed});
+        }
+      }
+    }
+  } else {
+    std::vector<schedule::run> runs;
+    order.for_each_run(p.grid, [&](const schedule::run& r) { runs.push_back(r); });
+    const auto count = static_cast<std::int64_t>(runs.size());
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < count; ++i) compute(runs[static_cast<std::size_t>(i)]);
+  }
+}
+
+template <class Schedule>
+void dispatch(const problem& p, const operands& x, bool parallel) {
+  if (p.type == element_type::f32) {
+    parallel ? run_parallel<Schedule, float>(p, x) : run_serial<Schedule, float>(p, x);
+  } else {
+    parallel ? run_parallel<Schedule, double>(p, x) : run_serial<Schedule, double>(p, x);
+  }
+}
+
+}  // namespace swath::stencil::cpu
