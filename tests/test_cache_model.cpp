@@ -46,6 +46,17 @@ TEST(CacheModel, AsymptoteIsWiderByTheRowTheThreadsWorkIn) {
   }
 }
 
+TEST(CacheModel, OutputRowAndWaysCorrections) {
+  // Thesis: 4 (c + 5)(5 + 1) <= 256 KiB -> c = 10917. With the output row: 4 (7c + 30) <= 256 KiB -> c = 9358.
+  // Within one way of an 8-way cache: 256 KiB / 8 / 4 B = 8192.
+  EXPECT_EQ(stencil_column_width({262144, 4, 5, 5, 1, 0, 0}), 10917);
+  EXPECT_EQ(stencil_column_width({262144, 4, 5, 5, 1, 1, 0}), 9358);
+  EXPECT_EQ(stencil_column_width({262144, 4, 5, 5, 1, 1, 8}), 8192);
+  // Tight count: each column its own width, no halo rows: 16387 wide in columns of 8192 (2 + 1 columns).
+  EXPECT_EQ(column_fetches_tight({16387, 64}, 8192, 4, 16),
+            (ceil_div(8196, 16) + ceil_div(8196, 16) + ceil_div(3 + 4, 16)) * 64);
+}
+
 TEST(CacheModel, NothingFitsInATinyCache) {
   EXPECT_EQ(stencil_column_width({64, 4, 9, 9, 1}), 0);
 }

@@ -97,8 +97,11 @@ TEST(StencilProblem, TapsAndWork) {
 
 TEST(StencilProblem, ColumnWidthComesFromTheModelUnlessGiven) {
   const variant& column = find_variant("stencil/cpu/03_column");
-  const problem p = make_problem(column, {{{1000000, 4}}, "radius=4 cache=1MiB"});
-  EXPECT_EQ(p.column_width, schedule::stencil_column_width({1024.0 * 1024, 4, 9, 9, 1}));
+  const problem p = make_problem(column, {{{1000000, 4}}, "radius=4 cache=1MiB ways=0"});
+  EXPECT_EQ(p.column_width, schedule::stencil_column_width({1024.0 * 1024, 4, 9, 9, 1, 1, 0}));
+  // 256 KiB, 8 ways: one way holds 8192 floats, narrower than the 9358 the rows alone would allow.
+  EXPECT_EQ(make_problem(column, {{{100000, 4}}, "radius=2 cache=256K ways=8"}).column_width, 8192);
+  EXPECT_EQ(make_problem(column, {{{100000, 4}}, "radius=2 cache=256K ways=0"}).column_width, 9358);
   EXPECT_EQ(make_problem(column, {{{1000, 4}}, "column_width=77"}).column_width, 77);
   EXPECT_EQ(make_problem(column, {{{50, 4}}, "column_width=77"}).column_width, 50);  // clamped to the grid
   const problem tiles = make_problem(find_variant("stencil/cpu/02_tiled"), {{{5000, 5000}}, "radius=1 cache=64K"});

@@ -50,9 +50,20 @@ cpu_info query_cpu() {
     if (level.empty()) break;
     const std::string type = read_line(base + "type");
     const std::int64_t size = parse_cache_size(read_line(base + "size"));
-    if (level == "1" && type == "Data") info.l1d_bytes = size;
-    if (level == "2") info.l2_bytes = size;
-    if (level == "3") info.l3_bytes = size;
+    const std::string ways_text = read_line(base + "ways_of_associativity");
+    const int ways = ways_text.empty() ? 0 : std::stoi(ways_text);
+    if (level == "1" && type == "Data") {
+      info.l1d_bytes = size;
+      info.l1d_ways = ways;
+    }
+    if (level == "2") {
+      info.l2_bytes = size;
+      info.l2_ways = ways;
+    }
+    if (level == "3") {
+      info.l3_bytes = size;
+      info.l3_ways = ways;
+    }
   }
   return info;
 }

@@ -81,6 +81,7 @@ const std::vector<axis>& axes() {
       {"column_width", {}, {"model"}},  // "model" or a number of elements
       {"tile", {}, {"model"}},          // "model", "N" (square) or "WxH"
       {"cache", {}, {"L2"}},            // L1, L2, L3, or bytes with an optional K/M/G (binary) suffix
+      {"ways", {}, {"auto"}},           // associativity for the model: auto (from the system for L1-L3), 0 = ignore, N
   };
   return all;
 }
@@ -108,6 +109,14 @@ std::int64_t parse_count(const std::string& key, const std::string& text) {
     throw usage_error(key + "=" + text + ": expected 'model' or a whole number ≥ 1");
   }
   return value;
+}
+
+int named_cache_ways(const std::string& text) {
+  const cpu_info cpu = query_cpu();
+  if (text == "L1") return cpu.l1d_ways;
+  if (text == "L2") return cpu.l2_ways;
+  if (text == "L3") return cpu.l3_ways;
+  return 0;
 }
 
 double parse_cache(const std::string& text) {
@@ -229,7 +238,7 @@ class stencil_family final : public bench::family {
   [[nodiscard]] std::string_view size_help() const override { return "WxH (width x height)"; }
   [[nodiscard]] std::string_view parameter_help() const override {
     return "radius=1..4 (default suite 1,4), shape=star|box, boundary=clamp|constant|periodic, type=float|double, "
-           "column_width=model|N, tile=model|N|WxH, cache=L1|L2|L3|<bytes>[K|M|G]";
+           "column_width=model|N, tile=model|N|WxH, cache=L1|L2|L3|<bytes>[K|M|G], ways=auto|0|N";
   }
   [[nodiscard]] std::vector<std::string> configurations(const variant_info&,
                                                         const std::vector<bench::parameter_choice>& chosen) const override {
@@ -292,8 +301,13 @@ problem make_problem(const variant& v, const bench::problem_spec& spec) {
   p.taps = default_taps(p.form, p.radius);
   p.cache_bytes = parse_cache(values.at("cache"));
 
-  // Column width: the model's, for this cache, stencil and thread count, unless given.
-  const schedule::stencil_footprint footprint{p.cache_bytes, p.element_bytes(), p.extent(), p.extent(), 1};
+  // Column width: the model's, for this cache, stencil and thread count, unless given. The CPU's caches
+  // are write-allocate, so the output row counts (output_rows = 1), and the width stays within one way.
+  const std::string& ways = values.at("ways");
+  const std::int64_t associativity =
+      ways == "auto" ? named_cache_ways(values.at("cache")) : (ways == "0" ? 0 : parse_count("ways", ways));
+  const schedule::stencil_footprint footprint{p.cache_bytes, p.element_bytes(), p.extent(), p.extent(), 1, 1,
+                                              associativity};
   if (values.at("column_width") == "model") {
     const bool shared_column = v.parallel && (v.order == traversal::column || v.order == traversal::zigzag);
     p.column_width = shared_column ? schedule::stencil_column_width_rows(footprint, omp_get_max_threads())

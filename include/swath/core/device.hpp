@@ -29,6 +29,9 @@ struct cpu_info {
   std::int64_t l1d_bytes = 0;
   std::int64_t l2_bytes = 0;
   std::int64_t l3_bytes = 0;
+  int l1d_ways = 0;  // associativity, 0 when the system does not say
+  int l2_ways = 0;
+  int l3_ways = 0;
   std::int64_t memory_bytes = 0;
 };
 

@@ -18,14 +18,30 @@ struct stencil_footprint {
   std::int64_t width = 3;        // s_w
   std::int64_t height = 3;       // s_h
   std::int64_t threads = 1;      // t
+  // Two corrections to the thesis's model, both measured with cachegrind (docs/schedules.md):
+  // output_rows: rows of output the cache also holds. The thesis leaves the output out ("writing does
+  // not block"), but a write-allocate cache keeps the lines being written: 1 for CPUs. 0 = the thesis.
+  std::int64_t output_rows = 0;
+  // ways: the cache's associativity A, 0 = ignore. When the grid's rows alias (a row stride near a
+  // multiple of the way size, M / A), the same x of every row lands in the same set; a column wider
+  // than one way then needs 2 (s_h + 2) lines per set and thrashes. With A given, c ≤ M / (A u).
+  std::int64_t ways = 0;
 };
 
 constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-// Bytes a column of width c needs in cache: M(c) = u (c + s_w) (s_h + ceil(t / c)).
+// Bytes a column of width c needs in cache: M(c) = u (c + s_w) (s_h + ceil(t / c)) (+ u c per output row).
 constexpr double stencil_column_bytes(const stencil_footprint& s, std::int64_t c) {
-  return static_cast<double>(s.element_bytes) * static_cast<double>(c + s.width) *
-         static_cast<double>(s.height + ceil_div(s.threads, c));
+  return static_cast<double>(s.element_bytes) *
+         (static_cast<double>(c + s.width) * static_cast<double>(s.height + ceil_div(s.threads, c)) +
+          static_cast<double>(c * s.output_rows));
+}
+
+// The widest column that keeps within one way of the cache (no limit when ways = 0).
+constexpr std::int64_t way_limited_width(const stencil_footprint& s, std::int64_t c) {
+  if (s.ways <= 0) return c;
+  const auto one_way = static_cast<std::int64_t>(s.cache_bytes / static_cast<double>(s.ways * s.element_bytes));
+  return c < one_way ? c : (one_way < 1 ? 1 : one_way);
 }
 
 // The exact model solved for the widest c with M(c) ≤ M; 0 when not even c = 1 fits. M(c) grows with c
@@ -40,10 +56,10 @@ constexpr std::int64_t stencil_column_width(const stencil_footprint& s) {
       const std::int64_t mid = low + (high - low) / 2;
       (stencil_column_bytes(s, mid) <= s.cache_bytes ? low : high) = mid;
     }
-    return low;
+    return way_limited_width(s, low);
   }
   for (std::int64_t c = (t < high ? t : high) - 1; c >= 1; --c) {
-    if (stencil_column_bytes(s, c) <= s.cache_bytes) return c;
+    if (stencil_column_bytes(s, c) <= s.cache_bytes) return way_limited_width(s, c);
   }
   return 0;
 }
@@ -52,9 +68,18 @@ constexpr std::int64_t stencil_column_width(const stencil_footprint& s) {
 // a column band): t = T·c elements in flight, so ceil(t/c) = T rows and M = u (c + s_w)(s_h + T):
 // c = M / (u (s_h + T)) − s_w, at least 1.
 constexpr std::int64_t stencil_column_width_rows(const stencil_footprint& s, std::int64_t rows_in_flight) {
-  const auto c = static_cast<std::int64_t>(s.cache_bytes / static_cast<double>(s.element_bytes * (s.height + rows_in_flight))) -
-                 s.width;
-  return c < 1 ? 1 : c;
+  const auto rows = s.height + rows_in_flight + s.output_rows * rows_in_flight;
+  const auto c = static_cast<std::int64_t>(s.cache_bytes / static_cast<double>(s.element_bytes * rows)) - s.width;
+  return way_limited_width(s, c < 1 ? 1 : c);
+}
+
+// The tight count behind the bound: each column's own width, and no halo rows beyond the grid (clamp
+// and periodic boundaries read the grid's own edge rows): Σ_columns ceil((w_k + S_w) / L) · I_h.
+constexpr std::int64_t column_fetches_tight(extent2d grid, std::int64_t c, std::int64_t halo_w,
+                                            std::int64_t line_elements) {
+  std::int64_t total = 0;
+  for (std::int64_t o = 0; o < grid.width; o += c) total += ceil_div(min64(c, grid.width - o) + halo_w, line_elements);
+  return total * grid.height;
 }
 
 // The thesis's asymptote, M ≈ u (t + s_h (c + s_w)), solved for c: (M − u (s_h s_w + t)) / (s_h u).
