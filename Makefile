@@ -9,7 +9,7 @@ RESULTS ?= results
 # A Python that has matplotlib: the one on PATH, or Debian's (python3-matplotlib).
 PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import matplotlib' >/dev/null 2>&1 && { echo $$p; break; }; done)
 
-.PHONY: run test build sanitize plots docs clean
+.PHONY: run test build sanitize model plots docs clean
 
 build:
 	cmake --preset $(PRESET)
@@ -33,6 +33,15 @@ sanitize:
 	cmake --preset sanitize
 	cmake --build --preset sanitize
 	ctest --preset sanitize
+
+# The cache model against cachegrind's simulated cache (CI runs this too): a build without -march=native
+# (valgrind cannot run AVX-512) and the ctest label `model`.
+model:
+	scripts/deps model
+	cmake --preset model
+	cmake --build --preset model
+	ctest --preset model
+	@cat build/model/model-checks/cachegrind-stencil.md
 
 plots:
 	@if [ -n "$(PYTHON)" ]; then $(PYTHON) tools/plot.py $(RESULTS)/bench.json --out $(RESULTS); \

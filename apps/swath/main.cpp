@@ -16,6 +16,7 @@
 #include "swath/build_info.hpp"
 #include "swath/core/device.hpp"
 #include "swath/core/error.hpp"
+#include "swath/schedule/explain.hpp"
 
 namespace {
 
@@ -232,13 +233,40 @@ int main(int argc, char** argv) {
   roofline->add_flag("--quick", roofline_quick, "smaller buffers, fewer repetitions");
   roofline->add_option("--json", roofline_json, "also write the ceilings to this file");
 
+  struct {
+    std::string family = "stencil2d";
+    std::vector<std::string> size;
+    int radius = 1;
+    std::string shape = "star";
+    std::string type = "float";
+    std::string cache = "L2";
+    int ways = -1;
+    int threads = 1;
+    bool json = false;
+  } explain_args;
+  auto* schedule_command = app.add_subcommand("schedule", "the schedule layer and its cache model");
+  schedule_command->require_subcommand(1);
+  auto* explain = schedule_command->add_subcommand(
+      "explain", "the column widths the cache model picks, each traversal's predicted cache-line fetches, and why");
+  explain->add_option("--family", explain_args.family, "problem family")->check(CLI::IsMember({"stencil2d"}))->capture_default_str();
+  explain->add_option("--size", explain_args.size, "grid width and height: --size W H")->expected(2)->required();
+  explain->add_option("--radius,-r", explain_args.radius, "stencil radius")->check(CLI::Range(1, 16))->capture_default_str();
+  explain->add_option("--shape", explain_args.shape, "star or box")->check(CLI::IsMember({"star", "box"}))->capture_default_str();
+  explain->add_option("--type", explain_args.type, "float or double")->check(CLI::IsMember({"float", "double"}))->capture_default_str();
+  explain->add_option("--cache", explain_args.cache, "L1, L2, L3 (this CPU's), gpu-L2, or a size in bytes (2^18, 262144)")
+      ->capture_default_str();
+  explain->add_option("--ways", explain_args.ways, "associativity for the model (default: the named cache's; 0 = ignore)")
+      ->check(CLI::Range(0, 1024));
+  explain->add_option("--threads,-t", explain_args.threads, "active threads sharing the cache")->check(CLI::Range(1, 1 << 24))->capture_default_str();
+  explain->add_flag("--json", explain_args.json, "print JSON instead of text");
+
   // CLI11 reports an unknown command as a missing one; name it instead.
   if (argc > 1 && argv[1][0] != '-') {
     const std::string command = argv[1];
     bool known = false;
     for (const CLI::App* sub : app.get_subcommands({})) known = known || sub->get_name() == command;
     if (!known) {
-      std::fprintf(stderr, "swath: error: unknown command '%s' (commands: info, list, verify, bench, roofline)\n",
+      std::fprintf(stderr, "swath: error: unknown command '%s' (commands: info, list, verify, bench, roofline, schedule)\n",
                    command.c_str());
       return bad_input;
     }
@@ -257,6 +285,35 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (*explain) {
+      schedule::stencil_question question;
+      if (explain_args.size.size() != 2) throw usage_error("--size takes a width and a height: --size W H");
+      const auto width = bench::parse_size(explain_args.size[0]);
+      const auto height = bench::parse_size(explain_args.size[1]);
+      question.grid = {width.count(), height.count()};
+      question.radius = explain_args.radius;
+      question.box = explain_args.shape == "box";
+      question.element_bytes = explain_args.type == "double" ? 8 : 4;
+      question.threads = explain_args.threads;
+      const cpu_info cpu = query_cpu();
+      const std::string& cache = explain_args.cache;
+      question.cache_name = cache;
+      if (cache == "L1" || cache == "L2" || cache == "L3") {
+        question.cache_bytes = static_cast<double>(cache == "L1" ? cpu.l1d_bytes : (cache == "L2" ? cpu.l2_bytes : cpu.l3_bytes));
+        question.ways = cache == "L1" ? cpu.l1d_ways : (cache == "L2" ? cpu.l2_ways : cpu.l3_ways);
+      } else if (cache == "gpu-L2") {
+        const auto gpu = query_gpu();
+        if (!gpu) throw usage_error("--cache gpu-L2: no CUDA device");
+        question.cache_bytes = static_cast<double>(gpu->l2_bytes);
+      } else {
+        question.cache_bytes = static_cast<double>(bench::parse_size(cache).count());
+      }
+      if (explain_args.ways >= 0) question.ways = explain_args.ways;
+      if (question.cache_bytes <= 0) throw usage_error("the " + cache + " cache size is unknown on this machine: give --cache BYTES");
+      const auto answer = schedule::explain_stencil(question);
+      std::fputs(explain_args.json ? (answer.dump(2) + "\n").c_str() : schedule::format_explanation(answer).c_str(), stdout);
+      return success;
+    }
     if (*info) {
       print_info();
       return success;
