@@ -16,6 +16,7 @@
 #include "swath/build_info.hpp"
 #include "swath/core/device.hpp"
 #include "swath/core/error.hpp"
+#include "swath/schedule/block_order.hpp"
 #include "swath/schedule/explain.hpp"
 
 namespace {
@@ -260,6 +261,22 @@ int main(int argc, char** argv) {
   explain->add_option("--threads,-t", explain_args.threads, "active threads sharing the cache")->check(CLI::Range(1, 1 << 24))->capture_default_str();
   explain->add_flag("--json", explain_args.json, "print JSON instead of text");
 
+  struct {
+    std::vector<std::string> size;
+    std::string order = "column";
+    std::int64_t width = 4;
+    std::vector<std::int64_t> tile = {4, 3};
+    bool json = false;
+  } walk_args;
+  auto* walk = schedule_command->add_subcommand("walk", "print the order in which a traversal visits a grid");
+  walk->add_option("--size", walk_args.size, "grid width and height: --size W H")->expected(2)->required();
+  walk->add_option("--order", walk_args.order, "row_major, tiled, column or zigzag")
+      ->check(CLI::IsMember({"row_major", "tiled", "column", "zigzag"}))
+      ->capture_default_str();
+  walk->add_option("--width,-w", walk_args.width, "column width (column, zigzag)")->check(CLI::Range(1, 1 << 30))->capture_default_str();
+  walk->add_option("--tile", walk_args.tile, "tile width and height (tiled)")->expected(2);
+  walk->add_flag("--json", walk_args.json, "print the visited element indices as JSON");
+
   // CLI11 reports an unknown command as a missing one; name it instead.
   if (argc > 1 && argv[1][0] != '-') {
     const std::string command = argv[1];
@@ -285,6 +302,36 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (*walk) {
+      const schedule::extent2d grid{bench::parse_size(walk_args.size[0]).count(), bench::parse_size(walk_args.size[1]).count()};
+      if (grid.count() > 100000) throw usage_error("schedule walk prints every element: keep the grid under 100000");
+      for (const std::int64_t t : walk_args.tile) {
+        if (t < 1) throw usage_error("--tile extents must be at least 1");
+      }
+      std::vector<std::int64_t> order;
+      const auto record = [&](const auto& s) {
+        for (std::int64_t i = 0; i < grid.count(); ++i) order.push_back(s.map(i, grid));
+      };
+      if (walk_args.order == "row_major") record(schedule::row_major{});
+      if (walk_args.order == "tiled") record(schedule::tiled{walk_args.tile[0], walk_args.tile[1]});
+      if (walk_args.order == "column") record(schedule::column{walk_args.width});
+      if (walk_args.order == "zigzag") record(schedule::zigzag{walk_args.width});
+      if (walk_args.json) {
+        std::printf("%s\n", nlohmann::json({{"width", grid.width}, {"height", grid.height}, {"order", walk_args.order},
+                                            {"visits", order}}).dump().c_str());
+      } else {
+        std::vector<std::int64_t> step(static_cast<std::size_t>(grid.count()));
+        for (std::size_t i = 0; i < order.size(); ++i) step[static_cast<std::size_t>(order[i])] = static_cast<std::int64_t>(i);
+        const int digits = static_cast<int>(std::to_string(grid.count() - 1).size());
+        for (std::int64_t y = 0; y < grid.height; ++y) {
+          for (std::int64_t x = 0; x < grid.width; ++x) {
+            std::printf("%*lld ", digits, static_cast<long long>(step[static_cast<std::size_t>(y * grid.width + x)]));
+          }
+          std::printf("\n");
+        }
+      }
+      return success;
+    }
     if (*explain) {
       schedule::stencil_question question;
       if (explain_args.size.size() != 2) throw usage_error("--size takes a width and a height: --size W H");

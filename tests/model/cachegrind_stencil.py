@@ -11,7 +11,8 @@ column schedule should fetch each input line about once. Checks:
     the measured reason for the model's two corrections.
 Writes a Markdown table and JSON under --out. Exit 77 (skipped) when valgrind is missing.
 
-usage: cachegrind_stencil.py --swath PATH --out DIR
+usage: cachegrind_stencil.py --swath PATH --out DIR [--sweep W1,W2,...]
+--sweep: instead of the checks, record the column and zigzag misses at each width (cachegrind-sweep.json).
 """
 import argparse
 import json
@@ -56,12 +57,24 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--swath", required=True)
     parser.add_argument("--out", required=True)
+    parser.add_argument("--sweep", help="comma-separated column widths")
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         print("valgrind not found (Debian: valgrind): skipped")
         return 77
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
+    if args.sweep:
+        points = []
+        for width in [int(w) for w in args.sweep.split(",")]:
+            for step in ("03_column", "04_zigzag"):
+                misses = kernel_misses(args.swath, step, [f"column_width={width}"], out_dir)
+                points.append({"step": step, "column_width": width, "ll_read_misses": misses})
+                print(f"{step} c={width}: {misses}", flush=True)
+        (out_dir / "cachegrind-sweep.json").write_text(json.dumps(
+            {"grid": [WIDTH, HEIGHT], "radius": RADIUS, "cache_bytes": CACHE_BYTES, "ways": WAYS, "line_bytes": LINE,
+             "points": points}, indent=2) + "\n")
+        return 0
     explain = subprocess.run([args.swath, "schedule", "explain", "--size", str(WIDTH), str(HEIGHT), "--radius",
                               str(RADIUS), "--cache", str(CACHE_BYTES), "--ways", str(WAYS), "--json"],
                              capture_output=True, text=True, check=True)
