@@ -1,5 +1,7 @@
 #include "swath/registry.hpp"
 
+#include "swath/core/error.hpp"
+
 namespace swath {
 
 std::string_view to_string(backend where) { return where == backend::cpu ? "cpu" : "cuda"; }
@@ -14,5 +16,18 @@ std::string_view to_string(ceiling_kind kind) {
   }
   return "?";
 }
+
+namespace detail {
+[[noreturn]] void throw_unknown_variant(std::string_view family, std::string_view name) {
+  std::string message = "unknown ";
+  message += family;
+  message += " variant '";
+  message += name;
+  message += "' (see: swath list ";
+  message += family;
+  message += ")";
+  throw usage_error(message);
+}
+}  // namespace detail
 
 }  // namespace swath

@@ -38,12 +38,7 @@ variant broken(operation op, void (*run)(const problem&, const operands&, const 
 }
 
 bench::check_result check_once(const variant& v, const problem& p) {
-  bench::trial_options options;
-  options.seed = testing::fresh_seed();
-  auto trial = make_trial(v, p, options);
-  trial->poison_outputs();
-  trial->run(0);
-  return trial->check();
+  return testing::check_once(make_trial(v, p, testing::fresh_options()));
 }
 
 const problem ragged_vector{operation::vector_add, 1, 1000003, 1000003};

@@ -19,14 +19,6 @@ std::vector<std::string> names_for(backend where) {
   return names;
 }
 
-std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string name = info.param;
-  for (char& ch : name) {
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  }
-  return name;
-}
-
 std::vector<bench::size_spec> ragged_sizes(operation op) {
   if (op == operation::matrix_add) {
     return {{{1, 1}}, {{1, 7}}, {{7, 1}}, {{33, 17}}, {{127, 1029}}, {{1025, 257}}};
@@ -37,12 +29,8 @@ std::vector<bench::size_spec> ragged_sizes(operation op) {
 void verify_at_ragged_sizes(const std::string& name) {
   const variant& v = find_variant(name);
   for (const bench::size_spec& size : ragged_sizes(v.op)) {
-    bench::trial_options options;
-    options.seed = testing::fresh_seed();
-    auto trial = make_trial(v, make_problem(v, size), options);
-    trial->poison_outputs();
-    trial->run(0);
-    const bench::check_result result = trial->check();
+    const bench::trial_options options = testing::fresh_options();
+    const bench::check_result result = testing::check_once(make_trial(v, make_problem(v, size), options));
     EXPECT_TRUE(result.passed()) << name << " at " << size.text() << ": " << result.describe() << " (seed "
                                  << options.seed << ")";
     EXPECT_EQ(result.checked, size.count());
@@ -51,14 +39,14 @@ void verify_at_ragged_sizes(const std::string& name) {
 
 class ElementwiseVariant : public ::testing::TestWithParam<std::string> {};
 TEST_P(ElementwiseVariant, MatchesTheReferenceAtRaggedSizes) { verify_at_ragged_sizes(GetParam()); }
-INSTANTIATE_TEST_SUITE_P(Cpu, ElementwiseVariant, ::testing::ValuesIn(names_for(backend::cpu)), test_name);
+INSTANTIATE_TEST_SUITE_P(Cpu, ElementwiseVariant, ::testing::ValuesIn(names_for(backend::cpu)), testing::variant_test_name);
 
 class GpuElementwiseVariant : public ::testing::TestWithParam<std::string> {};
 TEST_P(GpuElementwiseVariant, MatchesTheReferenceAtRaggedSizes) {
   SWATH_SKIP_WITHOUT_GPU();
   verify_at_ragged_sizes(GetParam());
 }
-INSTANTIATE_TEST_SUITE_P(Gpu, GpuElementwiseVariant, ::testing::ValuesIn(names_for(backend::cuda)), test_name);
+INSTANTIATE_TEST_SUITE_P(Gpu, GpuElementwiseVariant, ::testing::ValuesIn(names_for(backend::cuda)), testing::variant_test_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GpuElementwiseVariant);
 
 TEST(ElementwiseRegistry, NamesAreUniqueAndWellFormed) {

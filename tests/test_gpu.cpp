@@ -41,12 +41,7 @@ TEST(GpuPoison, ADoNothingKernelIsCaught) {
                          ceiling_kind::device_memory},
                         operation::vector_add, memory_kind::host, any_size,
                         [](const problem&, const operands&, const launch_context&) {}, add_work};
-  bench::trial_options options;
-  options.seed = testing::fresh_seed();
-  auto trial = make_trial(nothing, {operation::vector_add, 1, 4099, 4099}, options);
-  trial->poison_outputs();
-  trial->run(0);
-  const auto result = trial->check();
+  const auto result = testing::check_once(make_trial(nothing, {operation::vector_add, 1, 4099, 4099}, testing::fresh_options()));
   EXPECT_FALSE(result.passed());
   EXPECT_EQ(result.unwritten, 4099);
 }

@@ -18,21 +18,8 @@ std::vector<std::string> names() {
   return out;
 }
 
-std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string name = info.param;
-  for (char& ch : name) {
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  }
-  return name;
-}
-
 bench::check_result check_once(const variant& v, const problem& p) {
-  bench::trial_options options;
-  options.seed = testing::fresh_seed();
-  auto trial = make_trial(v, p, options);
-  trial->poison_outputs();
-  trial->run(0);
-  return trial->check();
+  return testing::check_once(make_trial(v, p, testing::fresh_options()));
 }
 
 class StencilVariant : public ::testing::TestWithParam<std::string> {};
@@ -61,7 +48,7 @@ TEST_P(StencilVariant, MatchesTheReferenceInEveryConfiguration) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cpu, StencilVariant, ::testing::ValuesIn(names()), test_name);
+INSTANTIATE_TEST_SUITE_P(Cpu, StencilVariant, ::testing::ValuesIn(names()), testing::variant_test_name);
 
 // A step with a wrong boundary is caught: periodic data checked as clamp.
 void wrong_boundary(const problem& p, const operands& x, const launch_context& launch) {

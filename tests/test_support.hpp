@@ -2,9 +2,13 @@
 // Helpers the tests share.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdint>
+#include <memory>
 #include <random>
+#include <string>
 
+#include "swath/bench/family.hpp"
 #include "swath/core/device.hpp"
 
 namespace swath::testing {
@@ -16,6 +20,28 @@ inline std::uint64_t fresh_seed() {
 }
 
 inline bool gpu_present() { return query_gpu().has_value(); }
+
+inline bench::trial_options fresh_options() {
+  bench::trial_options options;
+  options.seed = fresh_seed();
+  return options;
+}
+
+// One verified run, exactly as the runner does it: poison, run set 0, check.
+inline bench::check_result check_once(const std::unique_ptr<bench::trial>& trial) {
+  trial->poison_outputs();
+  trial->run(0);
+  return trial->check();
+}
+
+// A gtest-safe name for a parameterised test over variant names.
+inline std::string variant_test_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param;
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
+}
 
 }  // namespace swath::testing
 

@@ -1,8 +1,10 @@
 #pragma once
 // The variant record's common part. Each family keeps one table of its records (src/<family>/registry.cpp); the CLI, the
 // tests and the benchmarks all read that table. Adding an optimisation step is one file plus one row.
+#include <algorithm>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace swath {
@@ -56,5 +58,17 @@ struct launch_context {
 //   struct variant { variant_info info; operation op; ...; support (*supports)(const problem&);
 //                    void (*run)(const problem&, const operands&, const launch_context&);
 //                    work_amount (*work)(const problem&); };
+
+namespace detail {
+[[noreturn]] void throw_unknown_variant(std::string_view family, std::string_view name);
+}  // namespace detail
+
+// The row of a family's table with this name; throws usage_error naming the family when none has it.
+template <class Record>
+const Record& find_in_table(std::span<const Record> table, std::string_view family, std::string_view name) {
+  const auto found = std::find_if(table.begin(), table.end(), [&](const Record& r) { return r.info.name == name; });
+  if (found == table.end()) detail::throw_unknown_variant(family, name);
+  return *found;
+}
 
 }  // namespace swath

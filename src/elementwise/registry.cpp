@@ -1,10 +1,6 @@
 // The elementwise registry: every step and vendor baseline, in the order a reader should meet them.
 // The CLI (swath list/verify/bench), the tests and the benchmarks all iterate this table.
-#include <algorithm>
-#include <string>
-
 #include "steps.hpp"
-#include "swath/core/error.hpp"
 
 namespace swath::elementwise {
 namespace {
@@ -49,10 +45,6 @@ const variant table[] = {
 
 std::span<const variant> variants() { return table; }
 
-const variant& find_variant(std::string_view name) {
-  const auto found = std::find_if(std::begin(table), std::end(table), [&](const variant& v) { return v.info.name == name; });
-  if (found == std::end(table)) throw usage_error("unknown elementwise variant '" + std::string(name) + "'");
-  return *found;
-}
+const variant& find_variant(std::string_view name) { return find_in_table(variants(), "elementwise", name); }
 
 }  // namespace swath::elementwise

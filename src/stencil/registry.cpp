@@ -1,10 +1,6 @@
 // The stencil registry: every step, in the order a reader should meet them. The CLI, the tests and
 // the benchmarks all iterate this table.
-#include <algorithm>
-#include <string>
-
 #include "steps.hpp"
-#include "swath/core/error.hpp"
 
 namespace swath::stencil {
 namespace {
@@ -34,10 +30,6 @@ const variant table[] = {
 
 std::span<const variant> variants() { return table; }
 
-const variant& find_variant(std::string_view name) {
-  const auto found = std::find_if(std::begin(table), std::end(table), [&](const variant& v) { return v.info.name == name; });
-  if (found == std::end(table)) throw usage_error("unknown stencil variant '" + std::string(name) + "'");
-  return *found;
-}
+const variant& find_variant(std::string_view name) { return find_in_table(variants(), "stencil", name); }
 
 }  // namespace swath::stencil
