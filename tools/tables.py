@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Regenerates the results tables and plots in README.md and docs/<family>.md from the newest
-bench/results/<gpu>/*-gpu-check.json of each GPU. Text between the markers
+bench/results/<gpu>/*gpu-check*.json of each GPU (newest by the run's recorded start time). Text between the markers
   <!-- swath:results:<name>:begin --> and <!-- swath:results:<name>:end -->
 is replaced; everything else is left alone. Plots go to docs/img/.
 
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def newest_runs():
     runs = []
     for gpu_dir in sorted((ROOT / "bench" / "results").iterdir()):
-        candidates = sorted(gpu_dir.glob("*-gpu-check.json"))
+        candidates = sorted(gpu_dir.glob("*gpu-check*.json"), key=lambda path: sr.load(path)["started_at"])
         if candidates:
             runs.append((gpu_dir.name, candidates[-1]))
     return runs
@@ -88,7 +88,7 @@ def replace_block(path, name, text):
 def main():
     runs = newest_runs()
     if not runs:
-        raise SystemExit("no bench/results/<gpu>/*-gpu-check.json yet")
+        raise SystemExit("no bench/results/<gpu>/*gpu-check*.json yet")
     image_dir = ROOT / "docs" / "img"
     image_dir.mkdir(parents=True, exist_ok=True)
     readme_parts = []
