@@ -5,12 +5,13 @@
 #include "swath/bench/family.hpp"
 #include "swath/core/error.hpp"
 #include "swath/elementwise.hpp"
+#include "swath/gemm.hpp"
 #include "swath/stencil.hpp"
 
 namespace swath::bench {
 
 std::span<const family* const> families() {
-  static const family* const all[] = {&elementwise::family(), &stencil::family()};
+  static const family* const all[] = {&elementwise::family(), &stencil::family(), &gemm::family()};
   return all;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "swath/core/device.hpp"
+#include "swath/core/error.hpp"
 
 namespace swath {
 namespace {
@@ -18,7 +19,7 @@ std::string read_line(const std::string& path) {
 }
 
 // "48K", "2048K", "32M" as in /sys/devices/system/cpu/cpu0/cache/index*/size.
-std::int64_t parse_cache_size(const std::string& text) {
+std::int64_t parse_sysfs_size(const std::string& text) {
   if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return 0;
   std::size_t used = 0;
   const std::int64_t value = std::stoll(text, &used);
@@ -49,7 +50,7 @@ cpu_info query_cpu() {
     const std::string level = read_line(base + "level");
     if (level.empty()) break;
     const std::string type = read_line(base + "type");
-    const std::int64_t size = parse_cache_size(read_line(base + "size"));
+    const std::int64_t size = parse_sysfs_size(read_line(base + "size"));
     const std::string ways_text = read_line(base + "ways_of_associativity");
     const int ways = ways_text.empty() ? 0 : std::stoi(ways_text);
     if (level == "1" && type == "Data") {
@@ -66,6 +67,30 @@ cpu_info query_cpu() {
     }
   }
   return info;
+}
+
+cache_size parse_cache_size(const std::string& text) {
+  const cpu_info cpu = query_cpu();
+  if (text == "L1") return {static_cast<double>(cpu.l1d_bytes), cpu.l1d_ways};
+  if (text == "L2") return {static_cast<double>(cpu.l2_bytes), cpu.l2_ways};
+  if (text == "L3") return {static_cast<double>(cpu.l3_bytes), cpu.l3_ways};
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  const std::string suffix = used == 0 ? text : text.substr(used);
+  double scale = 0;
+  if (suffix.empty() || suffix == "B") scale = 1;
+  if (suffix == "K" || suffix == "KiB") scale = 1024;
+  if (suffix == "M" || suffix == "MiB") scale = 1024.0 * 1024;
+  if (suffix == "G" || suffix == "GiB") scale = 1024.0 * 1024 * 1024;
+  if (used == 0 || scale == 0 || value <= 0) {
+    throw usage_error("cache=" + text + ": expected L1, L2, L3 or a size such as 2MiB or 1048576");
+  }
+  return {value * scale, 0};
 }
 
 std::string slug(const std::string& name) {

@@ -111,38 +111,6 @@ std::int64_t parse_count(const std::string& key, const std::string& text) {
   return value;
 }
 
-int named_cache_ways(const std::string& text) {
-  const cpu_info cpu = query_cpu();
-  if (text == "L1") return cpu.l1d_ways;
-  if (text == "L2") return cpu.l2_ways;
-  if (text == "L3") return cpu.l3_ways;
-  return 0;
-}
-
-double parse_cache(const std::string& text) {
-  const cpu_info cpu = query_cpu();
-  if (text == "L1") return static_cast<double>(cpu.l1d_bytes);
-  if (text == "L2") return static_cast<double>(cpu.l2_bytes);
-  if (text == "L3") return static_cast<double>(cpu.l3_bytes);
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  const std::string suffix = used == 0 ? text : text.substr(used);
-  double scale = 0;
-  if (suffix.empty() || suffix == "B") scale = 1;
-  if (suffix == "K" || suffix == "KiB") scale = 1024;
-  if (suffix == "M" || suffix == "MiB") scale = 1024.0 * 1024;
-  if (suffix == "G" || suffix == "GiB") scale = 1024.0 * 1024 * 1024;
-  if (used == 0 || scale == 0 || value <= 0) {
-    throw usage_error("cache=" + text + ": expected L1, L2, L3 or a size such as 2MiB or 1048576");
-  }
-  return value * scale;
-}
-
 template <class T>
 class stencil_trial final : public bench::trial {
  public:
@@ -299,13 +267,14 @@ problem make_problem(const variant& v, const bench::problem_spec& spec) {
   p.edge = edge == "periodic" ? boundary::periodic : (edge == "constant" ? boundary::constant : boundary::clamp);
   p.type = values.at("type") == "double" ? element_type::f64 : element_type::f32;
   p.taps = default_taps(p.form, p.radius);
-  p.cache_bytes = parse_cache(values.at("cache"));
+  const cache_size cache = parse_cache_size(values.at("cache"));
+  p.cache_bytes = cache.bytes;
 
   // Column width: the model's, for this cache, stencil and thread count, unless given. The CPU's caches
   // are write-allocate, so the output row counts (output_rows = 1), and the width stays within one way.
   const std::string& ways = values.at("ways");
   const std::int64_t associativity =
-      ways == "auto" ? named_cache_ways(values.at("cache")) : (ways == "0" ? 0 : parse_count("ways", ways));
+      ways == "auto" ? cache.ways : (ways == "0" ? 0 : parse_count("ways", ways));
   const schedule::stencil_footprint footprint{p.cache_bytes, p.element_bytes(), p.extent(), p.extent(), 1, 1,
                                               associativity};
   if (values.at("column_width") == "model") {

@@ -42,6 +42,14 @@ std::optional<gpu_info> query_gpu(std::string* why_not = nullptr);
 std::int64_t gpu_free_memory_bytes();
 cpu_info query_cpu();
 
+// A cache for the models: "L1", "L2", "L3" (this CPU's, with their associativity) or a size in bytes
+// with an optional K/M/G (KiB/MiB/GiB) suffix. Throws usage_error naming the text.
+struct cache_size {
+  double bytes = 0;
+  int ways = 0;  // 0: unknown
+};
+cache_size parse_cache_size(const std::string& text);
+
 // A file-name-friendly name: "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3".
 std::string slug(const std::string& name);
 

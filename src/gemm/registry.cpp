@@ -1,0 +1,30 @@
+// The gemm registry: every step and vendor baseline, in reading order. The CPU steps come from the
+// schedules issue (the thesis's column width for matrix multiplication); the CUDA progression joins here.
+#include "steps.hpp"
+
+namespace swath::gemm {
+namespace {
+
+// The tolerance field is per unit of K: tolerance(p) = this × K (see gemm.hpp).
+constexpr double per_k = 2 * 0x1p-24;
+
+using enum backend;
+using enum ceiling_kind;
+
+// clang-format off
+const variant table[] = {
+  {{"gemm/cpu/01_naive",        cpu, "triple loop, k innermost, rows among OpenMP threads",     "sgemm", per_k, false, host_memory}, any_gemm, cpu::naive, gemm_work},
+  {{"gemm/cpu/02_tiled",        cpu, "square cache tiles, i-k-j inside, tiles among threads",   "sgemm", per_k, false, host_memory}, any_gemm, cpu::tiled, gemm_work},
+  {{"gemm/cpu/03_column",       cpu, "column bands of B and C, width c = M / (u K)",            "sgemm", per_k, false, host_memory}, any_gemm, cpu::column, gemm_work},
+#if SWATH_WITH_OPENBLAS
+  {{"gemm/cpu/vendor_openblas", cpu, "OpenBLAS: cblas_sgemm",                                   "sgemm", per_k, true,  host_memory}, any_gemm, cpu::openblas, gemm_work},
+#endif
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const variant> variants() { return table; }
+const variant& find_variant(std::string_view name) { return find_in_table(variants(), "gemm", name); }
+
+}  // namespace swath::gemm

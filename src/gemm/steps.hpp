@@ -1,0 +1,10 @@
+#pragma once
+// Every gemm step's entry point, for the registry table.
+#include "swath/gemm.hpp"
+
+namespace swath::gemm::cpu {
+void naive(const problem&, const operands&, const launch_context&);            // 01_naive.cpp
+void tiled(const problem&, const operands&, const launch_context&);            // 02_tiled.cpp
+void column(const problem&, const operands&, const launch_context&);           // 03_column.cpp
+void openblas(const problem&, const operands&, const launch_context&);         // vendor_openblas.cpp
+}  // namespace swath::gemm::cpu
