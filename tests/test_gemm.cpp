@@ -12,12 +12,6 @@
 namespace swath::gemm {
 namespace {
 
-std::vector<std::string> names() {
-  std::vector<std::string> out;
-  for (const variant& v : variants()) out.emplace_back(v.info.name);
-  return out;
-}
-
 bench::check_result check_once(const variant& v, const problem& p) {
   return testing::check_once(make_trial(v, p, testing::fresh_options()));
 }
@@ -37,7 +31,7 @@ TEST_P(GemmVariant, MatchesTheReferenceAtRaggedSizes) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cpu, GemmVariant, ::testing::ValuesIn(names()), testing::variant_test_name);
+INSTANTIATE_TEST_SUITE_P(Cpu, GemmVariant, ::testing::ValuesIn(testing::variant_names(variants())), testing::variant_test_name);
 
 void skips_last_column(const problem& p, const operands& x, const launch_context& launch) {
   find_variant("gemm/cpu/03_column").run({p.m, p.n - 1, p.k, p.column_width, p.tile, p.cache_bytes}, x, launch);

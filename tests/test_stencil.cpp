@@ -12,12 +12,6 @@
 namespace swath::stencil {
 namespace {
 
-std::vector<std::string> names() {
-  std::vector<std::string> out;
-  for (const variant& v : variants()) out.emplace_back(v.info.name);
-  return out;
-}
-
 bench::check_result check_once(const variant& v, const problem& p) {
   return testing::check_once(make_trial(v, p, testing::fresh_options()));
 }
@@ -48,7 +42,7 @@ TEST_P(StencilVariant, MatchesTheReferenceInEveryConfiguration) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cpu, StencilVariant, ::testing::ValuesIn(names()), testing::variant_test_name);
+INSTANTIATE_TEST_SUITE_P(Cpu, StencilVariant, ::testing::ValuesIn(testing::variant_names(variants())), testing::variant_test_name);
 
 // A step with a wrong boundary is caught: periodic data checked as clamp.
 void wrong_boundary(const problem& p, const operands& x, const launch_context& launch) {

@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "swath/bench/family.hpp"
 #include "swath/core/device.hpp"
@@ -32,6 +34,14 @@ inline bench::check_result check_once(const std::unique_ptr<bench::trial>& trial
   trial->poison_outputs();
   trial->run(0);
   return trial->check();
+}
+
+// The names of a family's table, optionally only one backend's.
+template <class Record>
+std::vector<std::string> variant_names(std::span<const Record> table) {
+  std::vector<std::string> names;
+  for (const Record& v : table) names.emplace_back(v.info.name);
+  return names;
 }
 
 // A gtest-safe name for a parameterised test over variant names.

@@ -86,6 +86,33 @@ parameter_choice parse_parameter(std::string_view text) {
   return choice;
 }
 
+std::map<std::string, std::string> parse_config(const std::string& config, std::map<std::string, std::string> defaults) {
+  std::size_t start = 0;
+  while (start < config.size()) {
+    const std::size_t space = std::min(config.find(' ', start), config.size());
+    const std::string word = config.substr(start, space - start);
+    if (!word.empty()) {
+      const std::size_t equals = word.find('=');
+      defaults[word.substr(0, equals)] = equals == std::string::npos ? "" : word.substr(equals + 1);
+    }
+    start = space + 1;
+  }
+  return defaults;
+}
+
+std::int64_t parse_positive(const std::string& key, const std::string& text) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 1) {
+    std::string message = key;
+    message += "=";
+    message += text;
+    message += ": expected 'model' or a whole number >= 1";
+    throw usage_error(message);
+  }
+  return value;
+}
+
 std::vector<std::string> family::configurations(const variant_info&, const std::vector<parameter_choice>& chosen) const {
   if (!chosen.empty()) {
     std::string message = "family ";

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <sstream>
 
 #include "steps.hpp"
 #include "swath/bench/check.hpp"
@@ -29,28 +28,6 @@ support any_gemm(const problem&) { return support::yes(); }
 double tolerance(const problem& p) { return 2 * 0x1p-24 * static_cast<double>(p.k); }
 
 namespace {
-
-std::map<std::string, std::string> parse_config(const std::string& config) {
-  std::map<std::string, std::string> values = {{"column_width", "model"}, {"tile", "model"}, {"cache", "L2"}};
-  std::istringstream words(config);
-  for (std::string word; words >> word;) {
-    const auto equals = word.find('=');
-    values[word.substr(0, equals)] = word.substr(equals + 1);
-  }
-  return values;
-}
-
-std::int64_t parse_count(const std::string& key, const std::string& text) {
-  std::size_t used = 0;
-  long long value = 0;
-  try {
-    value = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || value < 1) throw usage_error(key + "=" + text + ": expected 'model' or a whole number ≥ 1");
-  return value;
-}
 
 // Positive inputs in [0.5, 2): no cancellation, so every product adds to the sum's size and the
 // relative error bound K · 2^-24 holds.
@@ -193,18 +170,18 @@ problem make_problem(const variant&, const bench::problem_spec& spec) {
   p.m = e[0];
   p.n = e.size() == 3 ? e[1] : e[0];
   p.k = e.size() == 3 ? e[2] : e[0];
-  const auto values = parse_config(spec.config);
+  const auto values = bench::parse_config(spec.config, {{"column_width", "model"}, {"tile", "model"}, {"cache", "L2"}});
   const cache_size cache = parse_cache_size(values.at("cache"));
   p.cache_bytes = cache.bytes;
   // The thesis: M = u (h c + w ceil(t/c)) with h = K rows of B and w = K, the A row each thread holds.
   const schedule::matmul_footprint footprint{cache.bytes, 4, p.k, p.k, omp_get_max_threads()};
   p.column_width = values.at("column_width") == "model" ? schedule::matmul_column_width(footprint)
-                                                        : parse_count("column_width", values.at("column_width"));
+                                                        : bench::parse_positive("column_width", values.at("column_width"));
   p.column_width = std::clamp<std::int64_t>(p.column_width, 1, p.n);
   // Tiles: three t × t float tiles in the cache, 3 t² u ≤ M.
   p.tile = values.at("tile") == "model"
                ? std::max<std::int64_t>(8, static_cast<std::int64_t>(std::sqrt(cache.bytes / 12.0)))
-               : parse_count("tile", values.at("tile"));
+               : bench::parse_positive("tile", values.at("tile"));
   return p;
 }
 

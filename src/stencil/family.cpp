@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <map>
-#include <sstream>
 #include <string>
 
 #include "steps.hpp"
@@ -87,28 +86,9 @@ const std::vector<axis>& axes() {
 }
 
 std::map<std::string, std::string> parse_config(const std::string& config) {
-  std::map<std::string, std::string> values;
-  for (const axis& a : axes()) values[a.key] = a.defaults.front();
-  std::istringstream words(config);
-  for (std::string word; words >> word;) {
-    const auto equals = word.find('=');
-    values[word.substr(0, equals)] = word.substr(equals + 1);
-  }
-  return values;
-}
-
-std::int64_t parse_count(const std::string& key, const std::string& text) {
-  std::size_t used = 0;
-  long long value = 0;
-  try {
-    value = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || value < 1) {
-    throw usage_error(key + "=" + text + ": expected 'model' or a whole number ≥ 1");
-  }
-  return value;
+  std::map<std::string, std::string> defaults;
+  for (const axis& a : axes()) defaults[a.key] = a.defaults.front();
+  return bench::parse_config(config, defaults);
 }
 
 template <class T>
@@ -261,7 +241,7 @@ problem make_problem(const variant& v, const bench::problem_spec& spec) {
   const auto values = parse_config(spec.config);
   problem p;
   p.grid = {spec.size.extents[0], spec.size.extents[1]};
-  p.radius = static_cast<int>(parse_count("radius", values.at("radius")));
+  p.radius = static_cast<int>(bench::parse_positive("radius", values.at("radius")));
   p.form = values.at("shape") == "box" ? shape::box : shape::star;
   const std::string& edge = values.at("boundary");
   p.edge = edge == "periodic" ? boundary::periodic : (edge == "constant" ? boundary::constant : boundary::clamp);
@@ -274,7 +254,7 @@ problem make_problem(const variant& v, const bench::problem_spec& spec) {
   // are write-allocate, so the output row counts (output_rows = 1), and the width stays within one way.
   const std::string& ways = values.at("ways");
   const std::int64_t associativity =
-      ways == "auto" ? cache.ways : (ways == "0" ? 0 : parse_count("ways", ways));
+      ways == "auto" ? cache.ways : (ways == "0" ? 0 : bench::parse_positive("ways", ways));
   const schedule::stencil_footprint footprint{p.cache_bytes, p.element_bytes(), p.extent(), p.extent(), 1, 1,
                                               associativity};
   if (values.at("column_width") == "model") {
@@ -282,7 +262,7 @@ problem make_problem(const variant& v, const bench::problem_spec& spec) {
     p.column_width = shared_column ? schedule::stencil_column_width_rows(footprint, omp_get_max_threads())
                                    : schedule::stencil_column_width(footprint);
   } else {
-    p.column_width = parse_count("column_width", values.at("column_width"));
+    p.column_width = bench::parse_positive("column_width", values.at("column_width"));
   }
   p.column_width = std::clamp<std::int64_t>(p.column_width, 1, p.grid.width);
 
@@ -293,10 +273,10 @@ problem make_problem(const variant& v, const bench::problem_spec& spec) {
                       2 * p.radius;
     p.tile_width = p.tile_height = std::max<std::int64_t>(side, 1);
   } else if (const auto cross = tile.find('x'); cross != std::string::npos) {
-    p.tile_width = parse_count("tile", tile.substr(0, cross));
-    p.tile_height = parse_count("tile", tile.substr(cross + 1));
+    p.tile_width = bench::parse_positive("tile", tile.substr(0, cross));
+    p.tile_height = bench::parse_positive("tile", tile.substr(cross + 1));
   } else {
-    p.tile_width = p.tile_height = parse_count("tile", tile);
+    p.tile_width = p.tile_height = bench::parse_positive("tile", tile);
   }
   return p;
 }

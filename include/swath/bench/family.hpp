@@ -2,6 +2,7 @@
 // What the benchmark runner needs from a kernel family: its variants, its default sizes, and a way to
 // set up one variant at one size (a trial) with fresh inputs, run it, and check it.
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -36,6 +37,11 @@ struct parameter_choice {
   std::vector<std::string> values;
 };
 parameter_choice parse_parameter(std::string_view text);  // throws usage_error
+
+// A configuration string ("key=value key=value") as a map, over the given defaults.
+std::map<std::string, std::string> parse_config(const std::string& config, std::map<std::string, std::string> defaults);
+// A parameter that is a whole number ≥ 1; throws usage_error naming key and text.
+std::int64_t parse_positive(const std::string& key, const std::string& text);
 
 // The outcome of checking one run against the float64 reference.
 struct check_result {
