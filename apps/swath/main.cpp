@@ -194,6 +194,104 @@ void add_selection_options(CLI::App* command, bench_arguments& args) {
   command->add_flag("--quiet,-q", args.quiet, "no progress line on stderr");
 }
 
+struct explain_arguments {
+  std::string family = "stencil2d";
+  std::vector<std::string> size;
+  int radius = 1;
+  std::string shape = "star";
+  std::string type = "float";
+  std::string cache = "L2";
+  int ways = -1;
+  int threads = 1;
+  bool json = false;
+};
+
+struct walk_arguments {
+  std::vector<std::string> size;
+  std::string order = "column";
+  std::int64_t width = 4;
+  std::vector<std::int64_t> tile = {4, 3};
+  bool json = false;
+};
+
+void print_explanation(const explain_arguments& explain_args) {
+  schedule::stencil_question question;
+  if (explain_args.size.size() != 2) throw usage_error("--size takes a width and a height: --size W H");
+  const auto width = bench::parse_size(explain_args.size[0]);
+  const auto height = bench::parse_size(explain_args.size[1]);
+  question.grid = {width.count(), height.count()};
+  question.radius = explain_args.radius;
+  question.box = explain_args.shape == "box";
+  question.element_bytes = explain_args.type == "double" ? 8 : 4;
+  question.threads = explain_args.threads;
+  const std::string& cache = explain_args.cache;
+  question.cache_name = cache;
+  if (cache == "gpu-L2") {
+    const auto gpu = query_gpu();
+    if (!gpu) throw usage_error("--cache gpu-L2: no CUDA device");
+    question.cache_bytes = static_cast<double>(gpu->l2_bytes);
+  } else {
+    const cache_size named = parse_cache_size(cache);  // L1-L3 with their ways, or bytes
+    question.cache_bytes = named.bytes;
+    question.ways = named.ways;
+  }
+  if (explain_args.ways >= 0) question.ways = explain_args.ways;
+  if (question.cache_bytes <= 0) throw usage_error("the " + cache + " cache size is unknown on this machine: give --cache BYTES");
+  const auto answer = schedule::explain_stencil(question);
+  std::fputs(explain_args.json ? (answer.dump(2) + "\n").c_str() : schedule::format_explanation(answer).c_str(), stdout);
+}
+
+void print_walk(const walk_arguments& walk_args) {
+  const schedule::extent2d grid{bench::parse_size(walk_args.size[0]).count(), bench::parse_size(walk_args.size[1]).count()};
+  if (grid.count() > 100000) throw usage_error("schedule walk prints every element: keep the grid under 100000");
+  for (const std::int64_t t : walk_args.tile) {
+    if (t < 1) throw usage_error("--tile extents must be at least 1");
+  }
+  std::vector<std::int64_t> order;
+  const auto record = [&](const auto& s) {
+    for (std::int64_t i = 0; i < grid.count(); ++i) order.push_back(s.map(i, grid));
+  };
+  if (walk_args.order == "row_major") record(schedule::row_major{});
+  if (walk_args.order == "tiled") record(schedule::tiled{walk_args.tile[0], walk_args.tile[1]});
+  if (walk_args.order == "column") record(schedule::column{walk_args.width});
+  if (walk_args.order == "zigzag") record(schedule::zigzag{walk_args.width});
+  if (walk_args.json) {
+    std::printf("%s\n", nlohmann::json({{"width", grid.width}, {"height", grid.height}, {"order", walk_args.order},
+                                        {"visits", order}}).dump().c_str());
+  } else {
+    std::vector<std::int64_t> step(static_cast<std::size_t>(grid.count()));
+    for (std::size_t i = 0; i < order.size(); ++i) step[static_cast<std::size_t>(order[i])] = static_cast<std::int64_t>(i);
+    const int digits = static_cast<int>(std::to_string(grid.count() - 1).size());
+    for (std::int64_t y = 0; y < grid.height; ++y) {
+      for (std::int64_t x = 0; x < grid.width; ++x) {
+        std::printf("%*lld ", digits, static_cast<long long>(step[static_cast<std::size_t>(y * grid.width + x)]));
+      }
+      std::printf("\n");
+    }
+  }
+}
+
+void measure_and_cache_ceilings(const std::string& roofline_device, bool roofline_quick, const std::string& roofline_json) {
+  const backend where = resolve_device(roofline_device);
+  bench::measure_options options;
+  options.gpu = where == backend::cuda;
+  options.cpu = true;
+  options.quick = roofline_quick;
+  bench::ceilings values = bench::measure_ceilings(options, true);
+  values.device = ceilings_key(where);
+  if (where == backend::cuda) {
+    // The CPU half goes to the CPU's own cache entry.
+    bench::ceilings cpu_part = values;
+    cpu_part.gpu.reset();
+    cpu_part.device = ceilings_key(backend::cpu);
+    bench::save_ceilings(cpu_part);
+  }
+  bench::save_ceilings(values);
+  print_ceilings(values);
+  if (!roofline_json.empty()) bench::write_file_atomically(roofline_json, nlohmann::json(values).dump(2) + "\n");
+  std::printf("cached in %s\n", bench::ceilings_cache_path(values.device).c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -234,17 +332,7 @@ int main(int argc, char** argv) {
   roofline->add_flag("--quick", roofline_quick, "smaller buffers, fewer repetitions");
   roofline->add_option("--json", roofline_json, "also write the ceilings to this file");
 
-  struct {
-    std::string family = "stencil2d";
-    std::vector<std::string> size;
-    int radius = 1;
-    std::string shape = "star";
-    std::string type = "float";
-    std::string cache = "L2";
-    int ways = -1;
-    int threads = 1;
-    bool json = false;
-  } explain_args;
+  explain_arguments explain_args;
   auto* schedule_command = app.add_subcommand("schedule", "the schedule layer and its cache model");
   schedule_command->require_subcommand(1);
   auto* explain = schedule_command->add_subcommand(
@@ -254,20 +342,14 @@ int main(int argc, char** argv) {
   explain->add_option("--radius,-r", explain_args.radius, "stencil radius")->check(CLI::Range(1, 16))->capture_default_str();
   explain->add_option("--shape", explain_args.shape, "star or box")->check(CLI::IsMember({"star", "box"}))->capture_default_str();
   explain->add_option("--type", explain_args.type, "float or double")->check(CLI::IsMember({"float", "double"}))->capture_default_str();
-  explain->add_option("--cache", explain_args.cache, "L1, L2, L3 (this CPU's), gpu-L2, or a size in bytes (2^18, 262144)")
+  explain->add_option("--cache", explain_args.cache, "L1, L2, L3 (this CPU's), gpu-L2, or a size in bytes (262144, 256K, 2^18)")
       ->capture_default_str();
   explain->add_option("--ways", explain_args.ways, "associativity for the model (default: the named cache's; 0 = ignore)")
       ->check(CLI::Range(0, 1024));
   explain->add_option("--threads,-t", explain_args.threads, "active threads sharing the cache")->check(CLI::Range(1, 1 << 24))->capture_default_str();
   explain->add_flag("--json", explain_args.json, "print JSON instead of text");
 
-  struct {
-    std::vector<std::string> size;
-    std::string order = "column";
-    std::int64_t width = 4;
-    std::vector<std::int64_t> tile = {4, 3};
-    bool json = false;
-  } walk_args;
+  walk_arguments walk_args;
   auto* walk = schedule_command->add_subcommand("walk", "print the order in which a traversal visits a grid");
   walk->add_option("--size", walk_args.size, "grid width and height: --size W H")->expected(2)->required();
   walk->add_option("--order", walk_args.order, "row_major, tiled, column or zigzag")
@@ -303,62 +385,11 @@ int main(int argc, char** argv) {
 
   try {
     if (*walk) {
-      const schedule::extent2d grid{bench::parse_size(walk_args.size[0]).count(), bench::parse_size(walk_args.size[1]).count()};
-      if (grid.count() > 100000) throw usage_error("schedule walk prints every element: keep the grid under 100000");
-      for (const std::int64_t t : walk_args.tile) {
-        if (t < 1) throw usage_error("--tile extents must be at least 1");
-      }
-      std::vector<std::int64_t> order;
-      const auto record = [&](const auto& s) {
-        for (std::int64_t i = 0; i < grid.count(); ++i) order.push_back(s.map(i, grid));
-      };
-      if (walk_args.order == "row_major") record(schedule::row_major{});
-      if (walk_args.order == "tiled") record(schedule::tiled{walk_args.tile[0], walk_args.tile[1]});
-      if (walk_args.order == "column") record(schedule::column{walk_args.width});
-      if (walk_args.order == "zigzag") record(schedule::zigzag{walk_args.width});
-      if (walk_args.json) {
-        std::printf("%s\n", nlohmann::json({{"width", grid.width}, {"height", grid.height}, {"order", walk_args.order},
-                                            {"visits", order}}).dump().c_str());
-      } else {
-        std::vector<std::int64_t> step(static_cast<std::size_t>(grid.count()));
-        for (std::size_t i = 0; i < order.size(); ++i) step[static_cast<std::size_t>(order[i])] = static_cast<std::int64_t>(i);
-        const int digits = static_cast<int>(std::to_string(grid.count() - 1).size());
-        for (std::int64_t y = 0; y < grid.height; ++y) {
-          for (std::int64_t x = 0; x < grid.width; ++x) {
-            std::printf("%*lld ", digits, static_cast<long long>(step[static_cast<std::size_t>(y * grid.width + x)]));
-          }
-          std::printf("\n");
-        }
-      }
+      print_walk(walk_args);
       return success;
     }
     if (*explain) {
-      schedule::stencil_question question;
-      if (explain_args.size.size() != 2) throw usage_error("--size takes a width and a height: --size W H");
-      const auto width = bench::parse_size(explain_args.size[0]);
-      const auto height = bench::parse_size(explain_args.size[1]);
-      question.grid = {width.count(), height.count()};
-      question.radius = explain_args.radius;
-      question.box = explain_args.shape == "box";
-      question.element_bytes = explain_args.type == "double" ? 8 : 4;
-      question.threads = explain_args.threads;
-      const cpu_info cpu = query_cpu();
-      const std::string& cache = explain_args.cache;
-      question.cache_name = cache;
-      if (cache == "L1" || cache == "L2" || cache == "L3") {
-        question.cache_bytes = static_cast<double>(cache == "L1" ? cpu.l1d_bytes : (cache == "L2" ? cpu.l2_bytes : cpu.l3_bytes));
-        question.ways = cache == "L1" ? cpu.l1d_ways : (cache == "L2" ? cpu.l2_ways : cpu.l3_ways);
-      } else if (cache == "gpu-L2") {
-        const auto gpu = query_gpu();
-        if (!gpu) throw usage_error("--cache gpu-L2: no CUDA device");
-        question.cache_bytes = static_cast<double>(gpu->l2_bytes);
-      } else {
-        question.cache_bytes = static_cast<double>(bench::parse_size(cache).count());
-      }
-      if (explain_args.ways >= 0) question.ways = explain_args.ways;
-      if (question.cache_bytes <= 0) throw usage_error("the " + cache + " cache size is unknown on this machine: give --cache BYTES");
-      const auto answer = schedule::explain_stencil(question);
-      std::fputs(explain_args.json ? (answer.dump(2) + "\n").c_str() : schedule::format_explanation(answer).c_str(), stdout);
+      print_explanation(explain_args);
       return success;
     }
     if (*info) {
@@ -372,24 +403,7 @@ int main(int argc, char** argv) {
     if (*verify) return run_bench(verify_args, false);
     if (*bench) return run_bench(bench_args, true);
     if (*roofline) {
-      const backend where = resolve_device(roofline_device);
-      bench::measure_options options;
-      options.gpu = where == backend::cuda;
-      options.cpu = true;
-      options.quick = roofline_quick;
-      bench::ceilings values = bench::measure_ceilings(options, true);
-      values.device = ceilings_key(where);
-      if (where == backend::cuda) {
-        // The CPU half goes to the CPU's own cache entry.
-        bench::ceilings cpu_part = values;
-        cpu_part.gpu.reset();
-        cpu_part.device = ceilings_key(backend::cpu);
-        bench::save_ceilings(cpu_part);
-      }
-      bench::save_ceilings(values);
-      print_ceilings(values);
-      if (!roofline_json.empty()) bench::write_file_atomically(roofline_json, nlohmann::json(values).dump(2) + "\n");
-      std::printf("cached in %s\n", bench::ceilings_cache_path(values.device).c_str());
+      measure_and_cache_ceilings(roofline_device, roofline_quick, roofline_json);
       return success;
     }
   } catch (const usage_error& e) {

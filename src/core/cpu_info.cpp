@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cmath>
 #include <fstream>
 #include <string>
 
@@ -74,6 +75,17 @@ cache_size parse_cache_size(const std::string& text) {
   if (text == "L1") return {static_cast<double>(cpu.l1d_bytes), cpu.l1d_ways};
   if (text == "L2") return {static_cast<double>(cpu.l2_bytes), cpu.l2_ways};
   if (text == "L3") return {static_cast<double>(cpu.l3_bytes), cpu.l3_ways};
+  if (text.rfind("2^", 0) == 0) {  // 2^k bytes
+    std::size_t used = 0;
+    int exponent = -1;
+    try {
+      exponent = std::stoi(text.substr(2), &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == text.size() - 2 && exponent >= 0 && exponent <= 50) return {std::ldexp(1.0, exponent), 0};
+    throw usage_error("cache=" + text + ": write a power of two as 2^k with 0 <= k <= 50");
+  }
   std::size_t used = 0;
   double value = 0;
   try {
@@ -88,7 +100,7 @@ cache_size parse_cache_size(const std::string& text) {
   if (suffix == "M" || suffix == "MiB") scale = 1024.0 * 1024;
   if (suffix == "G" || suffix == "GiB") scale = 1024.0 * 1024 * 1024;
   if (used == 0 || scale == 0 || value <= 0) {
-    throw usage_error("cache=" + text + ": expected L1, L2, L3 or a size such as 2MiB or 1048576");
+    throw usage_error("cache=" + text + ": expected L1, L2, L3 or a size such as 2MiB, 2^21 or 1048576");
   }
   return {value * scale, 0};
 }

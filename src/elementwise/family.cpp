@@ -184,11 +184,7 @@ class elementwise_family final : public bench::family {
   [[nodiscard]] std::string_view summary() const override {
     return "vector add, matrix add, host<->device transfers (memory-bound, 12 B per add)";
   }
-  [[nodiscard]] std::vector<variant_info> variants() const override {
-    std::vector<variant_info> infos;
-    for (const auto& v : elementwise::variants()) infos.push_back(v.info);
-    return infos;
-  }
+  [[nodiscard]] std::vector<variant_info> variants() const override { return bench::variant_infos(elementwise::variants()); }
   [[nodiscard]] std::vector<bench::size_spec> default_sizes(const variant_info& info) const override {
     const variant& v = find_variant(info.name);
     const bool gpu = info.where == backend::cuda;

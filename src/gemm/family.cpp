@@ -112,11 +112,7 @@ class gemm_family final : public bench::family {
   [[nodiscard]] std::string_view summary() const override {
     return "C = A B in float32, row-major, any M, N, K (CPU steps from the thesis's column model)";
   }
-  [[nodiscard]] std::vector<variant_info> variants() const override {
-    std::vector<variant_info> infos;
-    for (const auto& v : gemm::variants()) infos.push_back(v.info);
-    return infos;
-  }
+  [[nodiscard]] std::vector<variant_info> variants() const override { return bench::variant_infos(gemm::variants()); }
   [[nodiscard]] std::vector<bench::size_spec> default_sizes(const variant_info& info) const override {
     // The naive step is ~1 GFLOP/s: it gets the small sizes only. 1024³ puts B (4 MiB) past a 2 MiB L2.
     if (info.name == "gemm/cpu/01_naive") return {{{384, 384, 384}}, {{257, 509, 131}}};

@@ -173,11 +173,7 @@ class stencil_family final : public bench::family {
   [[nodiscard]] std::string_view summary() const override {
     return "2D stencils, star or box, radius 1-4, four traversals (row-major, tiled, column, zigzag)";
   }
-  [[nodiscard]] std::vector<variant_info> variants() const override {
-    std::vector<variant_info> infos;
-    for (const auto& v : stencil::variants()) infos.push_back(v.info);
-    return infos;
-  }
+  [[nodiscard]] std::vector<variant_info> variants() const override { return bench::variant_infos(stencil::variants()); }
   [[nodiscard]] std::vector<bench::size_spec> default_sizes(const variant_info&) const override {
     // A square grid whose rows fit any L2, and a wide one (64K floats a row) whose 2r + 1 rows do not
     // fit a 2 MiB L2 for r = 4 (4 B × 65546 × 10 rows = 2.5 MiB): where columns should win.

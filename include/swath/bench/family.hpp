@@ -104,6 +104,15 @@ class family {
                                                           const trial_options& options) const = 0;
 };
 
+// The common part of every record in a family's table.
+template <class Record>
+std::vector<variant_info> variant_infos(std::span<const Record> table) {
+  std::vector<variant_info> infos;
+  infos.reserve(table.size());
+  for (const Record& record : table) infos.push_back(record.info);
+  return infos;
+}
+
 // Every family, in the order the suite runs them (src/families.cpp).
 std::span<const family* const> families();
 const family& find_family(std::string_view name);  // throws usage_error listing the known names
