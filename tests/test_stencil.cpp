@@ -1,5 +1,6 @@
 // Every registered stencil variant, at ragged sizes, with every shape, boundary and element type, and
-// with column widths and tiles that do not divide the grid, against the float64 reference.
+// with column widths and tiles that do not divide the grid, against the float64 reference. CUDA
+// variants run in the Gpu suites (skipped without a GPU), in 2D and 3D, at sizes no tile divides.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -24,7 +25,7 @@ TEST_P(StencilVariant, MatchesTheReferenceInEveryConfiguration) {
                            bench::size_spec{{130, 7}}}) {
     for (const char* radius : {"1", "2", "4"}) {
       for (const char* form : {"star", "box"}) {
-        for (const char* edge : {"clamp", "constant", "periodic"}) {
+        for (const char* edge : {"clamp", "copy", "constant", "periodic"}) {
           for (const char* type : {"float", "double"}) {
             for (const char* layout : {"column_width=model tile=model", "column_width=5 tile=7x3", "column_width=1 tile=1"}) {
               const std::string config = std::string("radius=") + radius + " shape=" + form + " boundary=" + edge +
@@ -42,7 +43,84 @@ TEST_P(StencilVariant, MatchesTheReferenceInEveryConfiguration) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cpu, StencilVariant, ::testing::ValuesIn(testing::variant_names(variants())), testing::variant_test_name);
+std::vector<std::string> names_on(backend where) {
+  std::vector<std::string> names;
+  for (const variant& v : variants()) {
+    if (v.info.where == where) names.emplace_back(v.info.name);
+  }
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpu, StencilVariant, ::testing::ValuesIn(names_on(backend::cpu)), testing::variant_test_name);
+
+// Every variant that takes 3D grids (and the 2D ones again for the GPU), every radius, shape,
+// boundary and type, at sizes that no block, tile or z-chunk divides, including one thin in x and y
+// but deep in z (many z-chunks) and one point.
+void check_every_configuration(const variant& v, const std::vector<bench::size_spec>& sizes,
+                               const std::vector<const char*>& radii) {
+  int checked = 0;
+  for (const auto& size : sizes) {
+    for (const char* radius : radii) {
+      for (const char* form : {"star", "box"}) {
+        for (const char* edge : {"clamp", "copy", "constant", "periodic"}) {
+          for (const char* type : {"float", "double"}) {
+            const std::string config =
+                std::string("radius=") + radius + " shape=" + form + " boundary=" + edge + " type=" + type;
+            const problem p = make_problem(v, {size, config});
+            if (!v.supports(p).ok()) continue;
+            const auto result = check_once(v, p);
+            ASSERT_TRUE(result.passed()) << v.info.name << " " << size.text() << " " << config << ": "
+                                         << result.describe();
+            ASSERT_EQ(result.checked, size.count());
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 0) << v.info.name << " supported none of the configurations";
+}
+
+const std::vector<bench::size_spec> sizes_3d = {{{1, 1, 1}},  {{2, 3, 2}},   {{33, 9, 17}},
+                                                {{70, 45, 40}}, {{5, 6, 300}}, {{130, 7, 3}}};
+const std::vector<bench::size_spec> sizes_2d = {{{1, 1}}, {{300, 5}}, {{257, 130}}, {{3, 1000}}};
+
+TEST(Stencil3d, OpenmpStepMatchesTheReference) {
+  check_every_configuration(find_variant("stencil/cpu/09_openmp_3d"), sizes_3d, {"1", "2", "4"});
+}
+
+class GpuStencilVariant : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuStencilVariant, MatchesTheReferenceIn3d) {
+  SWATH_SKIP_WITHOUT_GPU();
+  check_every_configuration(find_variant(GetParam()), sizes_3d, {"1", "2", "3", "4"});
+}
+
+TEST_P(GpuStencilVariant, MatchesTheReferenceIn2d) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const variant& v = find_variant(GetParam());
+  if (!v.supports(make_problem(v, {{{10, 10}}, ""})).ok()) GTEST_SKIP() << v.info.name << " is 3D only";
+  check_every_configuration(v, sizes_2d, {"1", "2", "3", "4"});
+}
+
+// The user's weights, not only the defaults: all seven coefficients of the 7-point stencil set,
+// one of them negative, and a non-cubic grid.
+TEST_P(GpuStencilVariant, TakesTheUsersWeights) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const variant& v = find_variant(GetParam());
+  for (const char* edge : {"copy", "clamp"}) {
+    const problem p = make_problem(
+        v, {{{100, 70, 30}}, std::string("radius=1 shape=star weights=0.1:0.2:0.3:-0.4:0.5:0.6:0.7 boundary=") + edge});
+    ASSERT_TRUE(v.supports(p).ok());
+    ASSERT_DOUBLE_EQ(p.taps[3].weight, -0.4);
+    const auto result = check_once(v, p);
+    EXPECT_TRUE(result.passed()) << v.info.name << " " << edge << ": " << result.describe();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Gpu, GpuStencilVariant, ::testing::ValuesIn(names_on(backend::cuda)),
+                         testing::variant_test_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GpuStencilVariant);
 
 // A step with a wrong boundary is caught: periodic data checked as clamp.
 void wrong_boundary(const problem& p, const operands& x, const launch_context& launch) {
@@ -64,6 +142,22 @@ TEST(StencilProblem, TapsAndWork) {
   EXPECT_EQ(default_taps(shape::star, 1).size(), 5u);
   EXPECT_EQ(default_taps(shape::star, 4).size(), 17u);
   EXPECT_EQ(default_taps(shape::box, 4).size(), 81u);
+  EXPECT_EQ(default_taps(shape::star, 1, 3).size(), 7u);
+  EXPECT_EQ(default_taps(shape::star, 4, 3).size(), 25u);
+  EXPECT_EQ(default_taps(shape::box, 4, 3).size(), 729u);
+  // The documented order: z-major, then y, then x; the 7-point stencil's centre is its fourth tap.
+  const auto seven = default_taps(shape::star, 1, 3);
+  EXPECT_EQ(seven.front().dz, -1);
+  EXPECT_EQ(seven[2].dx, -1);
+  EXPECT_EQ(seven[3].dx, 0);
+  EXPECT_EQ(seven[3].dy, 0);
+  EXPECT_EQ(seven[3].dz, 0);
+  EXPECT_EQ(seven.back().dz, 1);
+  const problem cube = make_problem(find_variant("stencil/cpu/09_openmp_3d"), {{{10, 20, 30}}, "radius=1"});
+  EXPECT_EQ(cube.dims, 3);
+  EXPECT_EQ(cube.depth, 30);
+  EXPECT_EQ(stencil_work(cube).items, 6000.0);
+  EXPECT_EQ(stencil_work(cube).flops, 2.0 * 7 * 6000);
   double sum = 0;
   for (const tap& t : default_taps(shape::box, 2)) {
     EXPECT_GT(t.weight, 0);
@@ -99,6 +193,30 @@ TEST(StencilProblem, BadParametersAreUsageErrors) {
   EXPECT_THROW(make_problem(find_variant("stencil/cpu/03_column"), {{{10, 10}}, "column_width=0"}), usage_error);
   EXPECT_THROW(make_problem(find_variant("stencil/cpu/03_column"), {{{10, 10}}, "cache=lots"}), usage_error);
   EXPECT_NE(f.unsupported(info, {{{100}}, ""}), "");
+  EXPECT_NE(f.unsupported(info, {{{10, 10, 10}}, ""}), "");  // the schedule steps are 2D
+  EXPECT_EQ(f.unsupported(find_variant("stencil/cpu/09_openmp_3d").info, {{{10, 10, 10}}, ""}), "");
+  EXPECT_THROW(f.configurations(info, {{"boundary", {"mirror"}}}), usage_error);
+  const variant& three_d = find_variant("stencil/cpu/09_openmp_3d");
+  EXPECT_THROW(make_problem(three_d, {{{10, 10, 10}}, "weights=1:2:3"}), usage_error);     // 7 taps
+  EXPECT_THROW(make_problem(three_d, {{{10, 10, 10}}, "weights=1:2:3:x:5:6:7"}), usage_error);
+  EXPECT_THROW(make_problem(three_d, {{{10, 10, 10}}, "weights=1:2:3::5:6:7"}), usage_error);
+  EXPECT_THROW(make_problem(three_d, {{{10, 10, 10, 10}}, ""}), usage_error);
+  EXPECT_NO_THROW(make_problem(three_d, {{{10, 10, 10}}, "weights=1:2:3:4:5:6:7e-1"}));
+}
+
+// The 3D boundary rules, one point at a time.
+TEST(StencilProblem, ThreeDimensionalSourceIndex) {
+  const schedule::extent2d g{4, 3};
+  EXPECT_EQ(source_index(1, 2, 1, g, 5, boundary::clamp), 12 + 8 + 1);
+  EXPECT_EQ(source_index(-1, 0, -2, g, 5, boundary::clamp), 0);
+  EXPECT_EQ(source_index(4, 3, 5, g, 5, boundary::clamp), 4 * 12 + 11);
+  EXPECT_EQ(source_index(0, 0, -1, g, 5, boundary::periodic), 4 * 12);
+  EXPECT_EQ(source_index(5, 0, 6, g, 5, boundary::periodic), 12 + 1);
+  EXPECT_EQ(source_index(0, 0, 5, g, 5, boundary::constant), -1);
+  EXPECT_TRUE(near_face(0, 1, 1, 4, 3, 5, 1, 3));
+  EXPECT_TRUE(near_face(1, 1, 4, 4, 3, 5, 1, 3));
+  EXPECT_FALSE(near_face(1, 1, 2, 4, 3, 5, 1, 3));
+  EXPECT_FALSE(near_face(1, 1, 0, 4, 3, 1, 1, 2));  // 2D: z does not count
 }
 
 }  // namespace

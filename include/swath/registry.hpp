@@ -16,6 +16,7 @@ std::string_view to_string(backend where);
 struct work_amount {
   double bytes = 0;
   double flops = 0;
+  double items = 0;  // the family's unit of work (stencil points), when it has one: reported per second
 };
 
 // Which measured ceiling bounds a variant's memory traffic.

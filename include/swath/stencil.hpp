@@ -1,9 +1,13 @@
 #pragma once
-// The stencil family, 2D: out(x, y) = Σ_k w_k · in(x + dx_k, y + dy_k) over a star (the cross of
-// radius r, 4r + 1 taps) or a box ((2r + 1)² taps), radius 1 to 4, float or double, with clamp,
-// constant or periodic boundaries. The CPU steps differ only in the schedule that orders the output
-// points (row-major, tiled, column, zigzag: include/swath/schedule/), which is the point: the same
-// arithmetic, four traversals, and the cache model choosing the column width.
+// The stencil family, 2D and 3D: out(x, y, z) = Σ_k w_k · in(x + dx_k, y + dy_k, z + dz_k) over a star
+// (the axes' crosses of radius r: 4r + 1 taps in 2D, 6r + 1 in 3D; the 3D 7-point stencil is the
+// star of radius 1) or a box ((2r + 1)^2 or (2r + 1)^3 taps), radius 1 to 4, float or double, with
+// copy-edges, clamp, constant or periodic boundaries, and weights the user may set.
+//
+// The 2D CPU steps differ only in the schedule that orders the output points (row-major, tiled,
+// column, zigzag: include/swath/schedule/), which is the point: the same arithmetic, four traversals,
+// and the cache model choosing the column width. The CUDA steps are the stencil study's 3D progression
+// (naive, shared-memory tiles, thread coarsening, register tiling) and a generic streaming kernel.
 //
 // Traffic: one read and one write per point at best, 8 bytes in float (16 in double); 2 flops per tap.
 #include <cstdint>
@@ -19,18 +23,25 @@
 namespace swath::stencil {
 
 enum class shape { star, box };
-enum class boundary { clamp, constant, periodic };
+// copy: points within r of a face are not computed but copied from the input (the stencil study skips
+// them; copying keeps every output defined). clamp: reads outside repeat the nearest edge value.
+// constant: reads outside see edge_value. periodic: the grid wraps around.
+enum class boundary { copy, clamp, constant, periodic };
 enum class element_type { f32, f64 };
 enum class traversal { row_major, tiled, column, zigzag };
 
+// Taps are listed z-major, then y, then x, each from -r to r (the order `weights=` takes them in).
 struct tap {
   int dx;
   int dy;
+  int dz;
   double weight;
 };
 
 struct problem {
-  schedule::extent2d grid;
+  schedule::extent2d grid;  // width × height of each z-plane
+  std::int64_t depth = 1;   // planes; 2D problems have depth 1 and dims 2
+  int dims = 2;
   int radius = 1;
   shape form = shape::star;
   boundary edge = boundary::clamp;
@@ -43,17 +54,25 @@ struct problem {
   std::int64_t tile_height = 0;
   double cache_bytes = 0;   // the cache the model sized them for
   [[nodiscard]] int extent() const { return 2 * radius + 1; }  // s_w = s_h
+  [[nodiscard]] std::int64_t points() const { return grid.count() * depth; }
   [[nodiscard]] std::int64_t element_bytes() const { return type == element_type::f32 ? 4 : 8; }
 };
 
 // Default taps: the shape's offsets with positive weights in [0.5, 2) / taps, a fixed pattern, so
 // results stay O(1) and free of cancellation (the check's relative error is then meaningful).
-std::vector<tap> default_taps(shape form, int radius);
+std::vector<tap> default_taps(shape form, int radius, int dims = 2);
+// True for a point within r of any face (boundary::copy leaves these as the input).
+SWATH_HD_INLINE bool near_face(std::int64_t x, std::int64_t y, std::int64_t z, std::int64_t width, std::int64_t height,
+                               std::int64_t depth, int radius, int dims) {
+  if (x < radius || x >= width - radius || y < radius || y >= height - radius) return true;
+  return dims == 3 && (z < radius || z >= depth - radius);
+}
 
 // Where a read at (x, y) lands, or -1 for "outside, use edge_value" (constant boundary).
 SWATH_HD_INLINE std::int64_t source_index(std::int64_t x, std::int64_t y, schedule::extent2d g, boundary edge) {
   if (x >= 0 && x < g.width && y >= 0 && y < g.height) return y * g.width + x;
   switch (edge) {
+    case boundary::copy:  // never read outside for copy (edge points copy themselves); clamp if asked
     case boundary::clamp:
       x = x < 0 ? 0 : (x >= g.width ? g.width - 1 : x);
       y = y < 0 ? 0 : (y >= g.height ? g.height - 1 : y);
@@ -66,6 +85,17 @@ SWATH_HD_INLINE std::int64_t source_index(std::int64_t x, std::int64_t y, schedu
     default:
       return -1;
   }
+}
+
+// The 3D form: (x, y, z) in a width × height × depth grid, the flat index z·W·H + y·W + x, or -1.
+SWATH_HD_INLINE std::int64_t source_index(std::int64_t x, std::int64_t y, std::int64_t z, schedule::extent2d g,
+                                          std::int64_t depth, boundary edge) {
+  if (z < 0 || z >= depth) {
+    if (edge == boundary::constant) return -1;
+    z = edge == boundary::periodic ? ((z % depth) + depth) % depth : (z < 0 ? 0 : depth - 1);
+  }
+  const std::int64_t in_plane = source_index(x, y, g, edge);
+  return in_plane < 0 ? -1 : z * g.count() + in_plane;
 }
 
 // Operands: pointers of the problem's element type.
@@ -84,7 +114,12 @@ struct variant {
 };
 
 work_amount stencil_work(const problem& p);
-support any_stencil(const problem& p);
+support any_stencil(const problem& p);     // 2D or 3D, any shape, radius and boundary
+support any_2d_stencil(const problem& p);  // the same, 2D grids only (the schedule steps)
+support seven_point_3d(const problem& p);  // the 3D 7-point stencil (star, radius 1), any boundary
+// "default" keeps the taps' weights; otherwise one number per tap, colon-separated, in tap order.
+// Throws usage_error on a count mismatch or a non-number.
+void set_weights(std::vector<tap>& taps, const std::string& text);
 
 std::span<const variant> variants();
 const variant& find_variant(std::string_view name);

@@ -34,7 +34,7 @@ struct cells {
 
 cells tabulate(const run_report& report) {
   cells out;
-  out.header = {"variant", "size", "check", "median ms", "min ms", "GB/s", "GFLOP/s", "flop/B", "% ceiling", "x vendor"};
+  out.header = {"variant", "size", "check", "median ms", "min ms", "GB/s", "Gitem/s", "GFLOP/s", "flop/B", "% ceiling", "x vendor"};
   for (const result_row& row : report.rows) {
     std::vector<std::string> line = {std::string(row.variant.name), row.config.empty() ? row.size : row.size + " " + row.config};
     if (row.status == "skipped") {
@@ -51,6 +51,7 @@ cells tabulate(const run_report& report) {
         line.push_back(milliseconds(row.time.median_s));
         line.push_back(milliseconds(row.time.min_s));
         line.push_back(fixed(row.gbps, 1));
+        line.push_back(row.work.items > 0 ? fixed(row.gitems, 2) : "-");
         line.push_back(row.work.flops > 0 ? fixed(row.gflops, 1) : "-");
         line.push_back(row.work.flops > 0 ? fixed(row.intensity, 3) : "-");
         // 'c': the inputs fit in cache, so the row measures the cache rather than memory.
@@ -136,14 +137,14 @@ std::string format_markdown(const run_report& report) {
 std::string format_csv(const run_report& report) {
   std::ostringstream out;
   out << "family,variant,backend,vendor,problem,size,config,status,note,max_relative_error,sets,median_s,min_s,max_s,reps,"
-         "bytes,flops,gbps,gflops,intensity,ceiling_gbps,percent_of_ceiling,bound,vendor_ratio\n";
+         "bytes,flops,items,gbps,gflops,gitems_per_s,intensity,ceiling_gbps,percent_of_ceiling,bound,vendor_ratio\n";
   for (const result_row& r : report.rows) {
     const auto optional = [](const std::optional<double>& v) { return v ? std::to_string(*v) : std::string(); };
     out << r.family << ',' << r.variant.name << ',' << to_string(r.variant.where) << ',' << (r.variant.vendor ? 1 : 0)
         << ',' << r.variant.problem << ',' << r.size << ',' << csv_escape(r.config) << ',' << r.status << ',' << csv_escape(r.note) << ','
         << r.check.max_relative_error << ',' << r.sets << ',' << r.time.median_s << ',' << r.time.min_s << ','
-        << r.time.max_s << ',' << r.time.repetitions << ',' << r.work.bytes << ',' << r.work.flops << ',' << r.gbps
-        << ',' << r.gflops << ',' << r.intensity << ',' << optional(r.ceiling_gbps) << ','
+        << r.time.max_s << ',' << r.time.repetitions << ',' << r.work.bytes << ',' << r.work.flops << ',' << r.work.items << ','
+        << r.gbps << ',' << r.gflops << ',' << r.gitems << ',' << r.intensity << ',' << optional(r.ceiling_gbps) << ','
         << optional(r.percent_of_ceiling) << ',' << r.bound << ',' << optional(r.vendor_ratio) << '\n';
   }
   return out.str();
@@ -224,7 +225,8 @@ nlohmann::json to_json(const run_report& report) {
                           {"sets", r.sets},
                           {"cache_resident", r.cache_resident},
                           {"bytes", r.work.bytes},
-                          {"flops", r.work.flops}};
+                          {"flops", r.work.flops},
+                          {"items", r.work.items}};
     if (r.time.repetitions > 0) {
       row["time"] = {{"median_s", r.time.median_s},
                      {"min_s", r.time.min_s},
@@ -232,6 +234,7 @@ nlohmann::json to_json(const run_report& report) {
                      {"repetitions", r.time.repetitions}};
       row["gbps"] = r.gbps;
       row["gflops"] = r.gflops;
+      row["gitems_per_s"] = r.gitems;
       row["intensity"] = r.intensity;
       row["bound"] = r.bound;
       row["ceiling_kind"] = to_string(r.variant.bound);

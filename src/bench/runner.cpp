@@ -121,6 +121,7 @@ void derive(result_row& row, const ceilings& limits) {
   const double seconds = row.time.median_s;
   row.gbps = row.work.bytes / seconds * 1e-9;
   row.gflops = row.work.flops / seconds * 1e-9;
+  row.gitems = row.work.items / seconds * 1e-9;
   row.intensity = row.work.bytes > 0 ? row.work.flops / row.work.bytes : 0;
   row.ceiling_gbps = limits.bandwidth_gbps(row.variant.bound);
   const auto compute = limits.compute_gflops(row.variant.where, row.variant.bound);

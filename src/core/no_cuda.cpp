@@ -23,6 +23,7 @@ void device_synchronize() {}
 std::vector<double> time_on_device(const std::function<void(int)>&, int, int, void*) { no_cuda("device timing"); }
 void fill_random_device(float*, std::int64_t, std::uint64_t, void*) { no_cuda("device fill"); }
 void poison_device(float*, std::int64_t, void*) { no_cuda("device poison"); }
+void poison_device(double*, std::int64_t, void*) { no_cuda("device poison"); }
 
 namespace detail {
 void* cuda_allocate(memory_kind kind, std::size_t) { no_cuda(kind == memory_kind::device ? "device memory" : "pinned memory"); }

@@ -20,6 +20,7 @@ namespace swath::stencil {
 std::string_view to_string(shape form) { return form == shape::star ? "star" : "box"; }
 std::string_view to_string(boundary edge) {
   switch (edge) {
+    case boundary::copy: return "copy";
     case boundary::clamp: return "clamp";
     case boundary::constant: return "constant";
     case boundary::periodic: return "periodic";
@@ -36,12 +37,16 @@ std::string_view to_string(traversal order) {
   return "?";
 }
 
-std::vector<tap> default_taps(shape form, int radius) {
+std::vector<tap> default_taps(shape form, int radius, int dims) {
   std::vector<tap> taps;
-  for (int dy = -radius; dy <= radius; ++dy) {
-    for (int dx = -radius; dx <= radius; ++dx) {
-      if (form == shape::star && dx != 0 && dy != 0) continue;
-      taps.push_back({dx, dy, 0});
+  const int z_radius = dims == 3 ? radius : 0;
+  for (int dz = -z_radius; dz <= z_radius; ++dz) {
+    for (int dy = -radius; dy <= radius; ++dy) {
+      for (int dx = -radius; dx <= radius; ++dx) {
+        const int off_axis = (dx != 0) + (dy != 0) + (dz != 0);
+        if (form == shape::star && off_axis > 1) continue;
+        taps.push_back({dx, dy, dz, 0});
+      }
     }
   }
   // A fixed pattern of weights in [0.5, 2), scaled by 1 / taps so outputs stay near the inputs' size.
@@ -52,13 +57,26 @@ std::vector<tap> default_taps(shape form, int radius) {
 }
 
 work_amount stencil_work(const problem& p) {
-  const auto points = static_cast<double>(p.grid.count());
-  return {2.0 * static_cast<double>(p.element_bytes()) * points, 2.0 * static_cast<double>(p.taps.size()) * points};
+  const auto points = static_cast<double>(p.points());
+  return {2.0 * static_cast<double>(p.element_bytes()) * points, 2.0 * static_cast<double>(p.taps.size()) * points,
+          points};
 }
 
 support any_stencil(const problem& p) {
   if (p.radius < 1 || p.radius > 4) return support::no("radius must be 1 to 4");
   return support::yes();
+}
+
+support seven_point_3d(const problem& p) {
+  if (p.dims != 3 || p.form != shape::star || p.radius != 1) {
+    return support::no("the 3D 7-point stencil only (WxHxD, shape=star, radius=1); stencil/cuda/05_streaming is generic");
+  }
+  return support::yes();
+}
+
+support any_2d_stencil(const problem& p) {
+  if (p.dims != 2) return support::no("the schedule steps walk 2D grids (size WxH); 3D runs on stencil/cpu/09_openmp_3d");
+  return any_stencil(p);
 }
 
 namespace {
@@ -75,14 +93,22 @@ const std::vector<axis>& axes() {
   static const std::vector<axis> all = {
       {"radius", {"1", "2", "3", "4"}, {"1", "4"}},
       {"shape", {"star", "box"}, {"star"}},
-      {"boundary", {"clamp", "constant", "periodic"}, {"clamp"}},
+      {"boundary", {"clamp", "copy", "constant", "periodic"}, {"clamp"}},
       {"type", {"float", "double"}, {"float"}},
       {"column_width", {}, {"model"}},  // "model" or a number of elements
       {"tile", {}, {"model"}},          // "model", "N" (square) or "WxH"
       {"cache", {}, {"L2"}},            // L1, L2, L3, or bytes with an optional K/M/G (binary) suffix
       {"ways", {}, {"auto"}},           // associativity for the model: auto (from the system for L1-L3), 0 = ignore, N
+      {"weights", {}, {"default"}},     // "default" or every tap's weight, colon-separated, in tap order
   };
   return all;
+}
+
+// The GPU suite adds radius 2 and double: its targets are stated for them (docs/stencil.md).
+std::vector<std::string> default_values(const axis& a, backend where) {
+  if (where == backend::cuda && std::string_view(a.key) == "radius") return {"1", "2", "4"};
+  if (where == backend::cuda && std::string_view(a.key) == "type") return {"float", "double"};
+  return a.defaults;
 }
 
 std::map<std::string, std::string> parse_config(const std::string& config) {
@@ -98,46 +124,84 @@ class stencil_trial final : public bench::trial {
       : variant_(v), problem_(p), options_(options) {
     const support supported = v.supports(p);
     SWATH_EXPECTS(supported.ok(), std::string(v.info.name) + " cannot run this problem: " + std::string(supported.why));
+    const bool gpu = v.info.where == backend::cuda;
+    if (gpu) {
+      std::string why;
+      const auto device = query_gpu(&why);
+      if (!device) throw usage_error(std::string(v.info.name) + " needs a CUDA device: " + why);
+      launch_.sm_count = device->sm_count;
+    }
     launch_.cpu_threads = omp_get_max_threads();
-    const auto count = static_cast<std::size_t>(p.grid.count());
+    const auto count = static_cast<std::size_t>(p.points());
     const auto set_bytes = static_cast<std::int64_t>(2 * count * sizeof(T));
     int sets = 1;
     if (options.rotate_until_bytes > set_bytes) {
       sets = static_cast<int>(std::min<std::int64_t>((options.rotate_until_bytes + set_bytes - 1) / set_bytes,
                                                      options.max_sets));
     }
+    const memory_kind kind = gpu ? memory_kind::device : memory_kind::host;
+    buffer<T> staging;  // device inputs are drawn on the host (double too) and copied up
+    if (gpu) staging = buffer<T>(memory_kind::host, count);
     for (int set = 0; set < sets; ++set) {
-      inputs_.emplace_back(memory_kind::host, count);
-      outputs_.emplace_back(memory_kind::host, count);
-      fill(inputs_.back(), input_seed(set));
+      // Extra sets only sharpen the measurement; stop adding them when device memory runs short.
+      if (gpu && set > 0 && (static_cast<std::int64_t>(set) + 1) * set_bytes > gpu_free_memory_bytes() / 2) break;
+      inputs_.emplace_back(kind, count);
+      outputs_.emplace_back(kind, count);
+      if (gpu) {
+        fill(staging, input_seed(set));
+        copy(inputs_.back(), staging);
+      } else {
+        fill(inputs_.back(), input_seed(set));
+      }
     }
   }
 
   [[nodiscard]] int sets() const override { return static_cast<int>(inputs_.size()); }
   void poison_outputs() override {
-    for (auto& out : outputs_) poison_host(out.data(), static_cast<std::int64_t>(out.size()));
+    for (auto& out : outputs_) {
+      if (out.kind() == memory_kind::device) {
+        poison_device(out.data(), static_cast<std::int64_t>(out.size()));
+      } else {
+        poison_host(out.data(), static_cast<std::int64_t>(out.size()));
+      }
+    }
+    device_synchronize();
   }
   void run(int set) override {
     const auto index = static_cast<std::size_t>(set) % inputs_.size();
     variant_.run(problem_, operands{inputs_[index].data(), outputs_[index].data()}, launch_);
   }
-  [[nodiscard]] bool timed_on_device() const override { return false; }
+  [[nodiscard]] bool timed_on_device() const override { return variant_.info.where == backend::cuda; }
 
   bench::check_result check() override {
     const std::uint64_t seed = input_seed(0);
     const problem& p = problem_;
+    buffer<T> host_copy;
+    const T* out = outputs_.front().data();
+    if (outputs_.front().kind() == memory_kind::device) {
+      device_synchronize();
+      host_copy = buffer<T>(memory_kind::host, outputs_.front().size());
+      copy(host_copy, outputs_.front());
+      out = host_copy.data();
+    }
     const auto value = [&](std::int64_t source) { return source < 0 ? p.edge_value : input_value(seed, source); };
+    const std::int64_t plane = p.grid.count();
     const auto reference = [&](std::int64_t index) {
-      const std::int64_t y = index / p.grid.width;
+      const std::int64_t z = index / plane;
+      const std::int64_t y = (index % plane) / p.grid.width;
       const std::int64_t x = index % p.grid.width;
+      if (p.edge == boundary::copy && near_face(x, y, z, p.grid.width, p.grid.height, p.depth, p.radius, p.dims)) {
+        return value(index);
+      }
       double sum = 0;
-      for (const tap& t : p.taps) sum += t.weight * value(source_index(x + t.dx, y + t.dy, p.grid, p.edge));
+      for (const tap& t : p.taps) sum += t.weight * value(source_index(x + t.dx, y + t.dy, z + t.dz, p.grid, p.depth, p.edge));
       return sum;
     };
-    // Tolerances are written for float; double has 2^29 times less rounding error.
-    const double tolerance = std::is_same_v<T, float> ? variant_.info.tolerance : variant_.info.tolerance * 0x1p-29;
-    return bench::compare_region(outputs_.front().data(), p.grid.height, p.grid.width, p.grid.width, reference,
-                                 tolerance);
+    // Tolerances are written for float and up to 81 taps; a sum of n positive products is within
+    // n ε of exact, so 3D boxes (up to 729 taps) widen it. Double has 2^29 times less rounding error.
+    const double for_float = std::max(variant_.info.tolerance, 2.0 * static_cast<double>(p.taps.size()) * 0x1p-24);
+    const double tolerance = std::is_same_v<T, float> ? for_float : for_float * 0x1p-29;
+    return bench::compare_region(out, p.grid.height * p.depth, p.grid.width, p.grid.width, reference, tolerance);
   }
 
  private:
@@ -171,27 +235,47 @@ class stencil_family final : public bench::family {
  public:
   [[nodiscard]] std::string_view name() const override { return "stencil"; }
   [[nodiscard]] std::string_view summary() const override {
-    return "2D stencils, star or box, radius 1-4, four traversals (row-major, tiled, column, zigzag)";
+    return "2D and 3D stencils, star or box, radius 1-4: CPU traversals (row-major, tiled, column, zigzag), "
+           "the GPU 3D progression";
   }
   [[nodiscard]] std::vector<variant_info> variants() const override { return bench::variant_infos(stencil::variants()); }
-  [[nodiscard]] std::vector<bench::size_spec> default_sizes(const variant_info&) const override {
+  [[nodiscard]] std::vector<bench::size_spec> default_sizes(const variant_info& info) const override {
+    if (info.where == backend::cuda) {
+      // The targets' sizes: 512^3 (1 GiB of float in and out, 20x the H100/H200 L2) and a ragged
+      // grid near it that no tile divides; then a 2D grid of the same volume.
+      return {{{512, 512, 512}}, {{510, 509, 511}}, {{16383, 8193}}};
+    }
     // A square grid whose rows fit any L2, and a wide one (64K floats a row) whose 2r + 1 rows do not
     // fit a 2 MiB L2 for r = 4 (4 B × 65546 × 10 rows = 2.5 MiB): where columns should win.
-    return {{{2049, 2047}}, {{65537, 257}}};
+    std::vector<bench::size_spec> sizes = {{{2049, 2047}}, {{65537, 257}}};
+    if (find_variant(info.name).supports == any_stencil) sizes.push_back({{255, 254, 253}});  // 3D-capable steps
+    return sizes;
   }
-  [[nodiscard]] std::string_view size_help() const override { return "WxH (width x height)"; }
+  [[nodiscard]] std::string_view size_help() const override { return "WxH (2D) or WxHxD (3D)"; }
   [[nodiscard]] std::string_view parameter_help() const override {
-    return "radius=1..4 (default suite 1,4), shape=star|box, boundary=clamp|constant|periodic, type=float|double, "
-           "column_width=model|N, tile=model|N|WxH, cache=L1|L2|L3|<bytes>[K|M|G], ways=auto|0|N";
+    return "radius=1..4 (default suite 1,4 on the CPU, 1,2,4 on the GPU), shape=star|box, "
+           "boundary=clamp|copy|constant|periodic, type=float|double (GPU suite both), column_width=model|N, "
+           "tile=model|N|WxH, cache=L1|L2|L3|<bytes>[K|M|G], ways=auto|0|N, weights=default|w0:w1:... (one per tap, "
+           "z-major then y then x)";
   }
-  [[nodiscard]] std::vector<std::string> configurations(const variant_info&,
+  [[nodiscard]] std::vector<std::string> configurations(const variant_info& info,
                                                         const std::vector<bench::parameter_choice>& chosen) const override {
     std::vector<std::string> configs = {""};
+    // Rows name only what shapes them: the schedule's parameters for the schedule steps, the weights
+    // when the user gave them.
+    const bool schedule_step = find_variant(info.name).supports == any_2d_stencil;
     for (const axis& a : axes()) {
-      std::vector<std::string> values = a.defaults;
+      std::vector<std::string> values = default_values(a, info.where);
+      bool given = false;
       for (const auto& choice : chosen) {
-        if (choice.key == a.key) values = choice.values;
+        if (choice.key == a.key) {
+          values = choice.values;
+          given = true;
+        }
       }
+      const std::string_view key = a.key;
+      const bool schedule_axis = key == "column_width" || key == "tile" || key == "cache" || key == "ways";
+      if ((schedule_axis && !schedule_step) || (key == "weights" && !given)) continue;
       for (const std::string& value : values) {
         if (!a.allowed.empty() && std::find(a.allowed.begin(), a.allowed.end(), value) == a.allowed.end()) {
           throw usage_error(std::string(a.key) + "=" + value + " is not one of the allowed values (" +
@@ -211,7 +295,7 @@ class stencil_family final : public bench::family {
     return configs;
   }
   [[nodiscard]] std::string unsupported(const variant_info& info, const bench::problem_spec& spec) const override {
-    if (spec.size.extents.size() != 2) return "2D stencils take a size WxH";
+    if (spec.size.extents.size() != 2 && spec.size.extents.size() != 3) return "stencils take a size WxH or WxHxD";
     const variant& v = find_variant(info.name);
     return std::string(v.supports(make_problem(v, spec)).why);
   }
@@ -221,7 +305,7 @@ class stencil_family final : public bench::family {
   }
   [[nodiscard]] std::int64_t footprint_bytes(const variant_info& info, const bench::problem_spec& spec) const override {
     const problem p = make_problem(find_variant(info.name), spec);
-    return 2 * p.grid.count() * p.element_bytes();
+    return 2 * p.points() * p.element_bytes();
   }
   [[nodiscard]] std::unique_ptr<bench::trial> make_trial(const variant_info& info, const bench::problem_spec& spec,
                                                          const bench::trial_options& options) const override {
@@ -233,16 +317,25 @@ class stencil_family final : public bench::family {
 }  // namespace
 
 problem make_problem(const variant& v, const bench::problem_spec& spec) {
-  SWATH_EXPECTS(spec.size.extents.size() == 2, "2D stencils take a size WxH");
+  const auto& extents = spec.size.extents;
+  if (extents.size() != 2 && extents.size() != 3) {
+    throw usage_error("stencils take a size WxH or WxHxD, not " + spec.size.text());
+  }
   const auto values = parse_config(spec.config);
   problem p;
-  p.grid = {spec.size.extents[0], spec.size.extents[1]};
+  p.grid = {extents[0], extents[1]};
+  p.dims = static_cast<int>(extents.size());
+  p.depth = p.dims == 3 ? extents[2] : 1;
   p.radius = static_cast<int>(bench::parse_positive("radius", values.at("radius")));
   p.form = values.at("shape") == "box" ? shape::box : shape::star;
   const std::string& edge = values.at("boundary");
-  p.edge = edge == "periodic" ? boundary::periodic : (edge == "constant" ? boundary::constant : boundary::clamp);
+  p.edge = edge == "periodic" ? boundary::periodic
+           : edge == "constant" ? boundary::constant
+           : edge == "copy"     ? boundary::copy
+                                : boundary::clamp;
   p.type = values.at("type") == "double" ? element_type::f64 : element_type::f32;
-  p.taps = default_taps(p.form, p.radius);
+  p.taps = default_taps(p.form, p.radius, p.dims);
+  set_weights(p.taps, values.at("weights"));
   const cache_size cache = parse_cache_size(values.at("cache"));
   p.cache_bytes = cache.bytes;
 
@@ -280,6 +373,33 @@ problem make_problem(const variant& v, const bench::problem_spec& spec) {
 std::unique_ptr<bench::trial> make_trial(const variant& v, const problem& p, const bench::trial_options& options) {
   if (p.type == element_type::f32) return std::make_unique<stencil_trial<float>>(v, p, options);
   return std::make_unique<stencil_trial<double>>(v, p, options);
+}
+
+void set_weights(std::vector<tap>& taps, const std::string& text) {
+  if (text == "default") return;
+  std::vector<double> weights;
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    const std::size_t end = std::min(text.find(':', begin), text.size());
+    const std::string item = text.substr(begin, end - begin);
+    std::size_t used = 0;
+    double weight = 0;
+    try {
+      weight = std::stod(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size() || !std::isfinite(weight)) {
+      throw usage_error("weights: '" + item + "' is not a number (weights=w0:w1:... gives one per tap)");
+    }
+    weights.push_back(weight);
+    begin = end + 1;
+  }
+  if (weights.size() != taps.size()) {
+    throw usage_error("weights: " + std::to_string(weights.size()) + " given, but this stencil has " +
+                      std::to_string(taps.size()) + " taps (z-major, then y, then x, each from -r to r)");
+  }
+  for (std::size_t k = 0; k < taps.size(); ++k) taps[k].weight = weights[k];
 }
 
 const bench::family& family() {

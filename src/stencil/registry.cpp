@@ -15,14 +15,23 @@ using enum traversal;
 
 // clang-format off
 const variant table[] = {
-  {{"stencil/cpu/01_naive",         cpu, "row-major, one core",                                    "stencil2d", tolerance, false, host_memory_one_core}, row_major, false, any_stencil, cpu::naive, stencil_work},
-  {{"stencil/cpu/02_tiled",         cpu, "square tiles sized to the cache, one core",              "stencil2d", tolerance, false, host_memory_one_core}, tiled, false, any_stencil, cpu::tiled, stencil_work},
-  {{"stencil/cpu/03_column",        cpu, "column schedule, width from the cache model, one core",  "stencil2d", tolerance, false, host_memory_one_core}, column, false, any_stencil, cpu::column, stencil_work},
-  {{"stencil/cpu/04_zigzag",        cpu, "zigzag columns (boustrophedon rows), one core",          "stencil2d", tolerance, false, host_memory_one_core}, zigzag, false, any_stencil, cpu::zigzag, stencil_work},
-  {{"stencil/cpu/05_naive_openmp",  cpu, "row-major, rows split among OpenMP threads",             "stencil2d", tolerance, false, host_memory},          row_major, true, any_stencil, cpu::naive_openmp, stencil_work},
-  {{"stencil/cpu/06_tiled_openmp",  cpu, "tiles split among OpenMP threads",                       "stencil2d", tolerance, false, host_memory},          tiled, true, any_stencil, cpu::tiled_openmp, stencil_work},
-  {{"stencil/cpu/07_column_openmp", cpu, "threads share each column, rows dealt round-robin",      "stencil2d", tolerance, false, host_memory},          column, true, any_stencil, cpu::column_openmp, stencil_work},
-  {{"stencil/cpu/08_zigzag_openmp", cpu, "threads share each zigzag column",                       "stencil2d", tolerance, false, host_memory},          zigzag, true, any_stencil, cpu::zigzag_openmp, stencil_work},
+  {{"stencil/cpu/01_naive",         cpu, "row-major, one core",                                    "stencil",   tolerance, false, host_memory_one_core}, row_major, false, any_2d_stencil, cpu::naive, stencil_work},
+  {{"stencil/cpu/02_tiled",         cpu, "square tiles sized to the cache, one core",              "stencil",   tolerance, false, host_memory_one_core}, tiled, false, any_2d_stencil, cpu::tiled, stencil_work},
+  {{"stencil/cpu/03_column",        cpu, "column schedule, width from the cache model, one core",  "stencil",   tolerance, false, host_memory_one_core}, column, false, any_2d_stencil, cpu::column, stencil_work},
+  {{"stencil/cpu/04_zigzag",        cpu, "zigzag columns (boustrophedon rows), one core",          "stencil",   tolerance, false, host_memory_one_core}, zigzag, false, any_2d_stencil, cpu::zigzag, stencil_work},
+  {{"stencil/cpu/05_naive_openmp",  cpu, "row-major, rows split among OpenMP threads",             "stencil",   tolerance, false, host_memory},          row_major, true, any_2d_stencil, cpu::naive_openmp, stencil_work},
+  {{"stencil/cpu/06_tiled_openmp",  cpu, "tiles split among OpenMP threads",                       "stencil",   tolerance, false, host_memory},          tiled, true, any_2d_stencil, cpu::tiled_openmp, stencil_work},
+  {{"stencil/cpu/07_column_openmp", cpu, "threads share each column, rows dealt round-robin",      "stencil",   tolerance, false, host_memory},          column, true, any_2d_stencil, cpu::column_openmp, stencil_work},
+  {{"stencil/cpu/08_zigzag_openmp", cpu, "threads share each zigzag column",                       "stencil",   tolerance, false, host_memory},          zigzag, true, any_2d_stencil, cpu::zigzag_openmp, stencil_work},
+  {{"stencil/cpu/09_openmp_3d",     cpu, "2D or 3D, (z, y) rows split among OpenMP threads",      "stencil", tolerance, false, host_memory},             row_major, true, any_stencil, cpu::openmp_3d, stencil_work},
+#if SWATH_WITH_CUDA
+  {{"stencil/cuda/01_naive",          cuda, "one thread per point, taps from global memory",        "stencil", tolerance, false, device_memory}, row_major, false, any_stencil, cuda::naive, stencil_work},
+  {{"stencil/cuda/02_smem_tiled",     cuda, "8^3 input tile in shared memory, 6^3 threads compute", "stencil", tolerance, false, device_memory}, row_major, false, seven_point_3d, cuda::smem_tiled, stencil_work},
+  {{"stencil/cuda/03_coarsened",      cuda, "32x32 block marches z, 3 planes in shared memory",     "stencil", tolerance, false, device_memory}, row_major, false, seven_point_3d, cuda::coarsened, stencil_work},
+  {{"stencil/cuda/04_register_tiled", cuda, "as 03, planes above and below in registers",           "stencil", tolerance, false, device_memory}, row_major, false, seven_point_3d, cuda::register_tiled, stencil_work},
+  {{"stencil/cuda/05_streaming",      cuda, "generic: every thread computes, z queue in registers", "stencil", tolerance, false, device_memory}, row_major, false, any_stencil, cuda::streaming, stencil_work},
+  {{"stencil/cuda/06_async_planes",   cuda, "generic: planes copied ahead into shared memory (cp.async)", "stencil", tolerance, false, device_memory}, row_major, false, any_stencil, cuda::async_planes, stencil_work},
+#endif
 };
 // clang-format on
 

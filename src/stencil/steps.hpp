@@ -1,5 +1,6 @@
 #pragma once
-// Every stencil step's entry point, for the registry table. One pair (serial, OpenMP) per file.
+// Every stencil step's entry point, for the registry table. CPU: one pair (serial, OpenMP) per file
+// for the schedule steps; CUDA: one function per numbered file.
 #include "swath/stencil.hpp"
 
 namespace swath::stencil::cpu {
@@ -11,4 +12,14 @@ void column(const problem&, const operands&, const launch_context&);           /
 void column_openmp(const problem&, const operands&, const launch_context&);
 void zigzag(const problem&, const operands&, const launch_context&);           // 04_zigzag.cpp
 void zigzag_openmp(const problem&, const operands&, const launch_context&);
+void openmp_3d(const problem&, const operands&, const launch_context&);        // 09_openmp_3d.cpp
 }  // namespace swath::stencil::cpu
+
+namespace swath::stencil::cuda {
+void naive(const problem&, const operands&, const launch_context&);            // 01_naive.cu
+void smem_tiled(const problem&, const operands&, const launch_context&);       // 02_smem_tiled.cu
+void coarsened(const problem&, const operands&, const launch_context&);        // 03_coarsened.cu
+void register_tiled(const problem&, const operands&, const launch_context&);   // 04_register_tiled.cu
+void streaming(const problem&, const operands&, const launch_context&);        // 05_streaming.cu
+void async_planes(const problem&, const operands&, const launch_context&);     // 06_async_planes.cu
+}  // namespace swath::stencil::cuda

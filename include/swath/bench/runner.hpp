@@ -43,6 +43,7 @@ struct result_row {
   // Derived from the median time.
   double gbps = 0;
   double gflops = 0;
+  double gitems = 0;                    // billions of work items (stencil points) per second, when counted
   double intensity = 0;                 // flops per byte
   std::optional<double> ceiling_gbps;   // the bandwidth ceiling that applies
   std::optional<double> percent_of_ceiling;

@@ -18,5 +18,6 @@ void poison_host(float* data, std::int64_t count);
 void poison_host(double* data, std::int64_t count);
 // Asynchronous on `stream` (a cudaStream_t; nullptr = default).
 void poison_device(float* data, std::int64_t count, void* stream = nullptr);
+void poison_device(double* data, std::int64_t count, void* stream = nullptr);
 
 }  // namespace swath

@@ -48,6 +48,10 @@ struct kernel {
   }
 
   void boundary_point(std::int64_t x, std::int64_t y) const {
+    if (edge == boundary::copy) {  // the points within r of an edge keep their input value
+      out[y * grid.width + x] = in[y * grid.width + x];
+      return;
+    }
     T sum = 0;
     for (std::size_t k = 0; k < taps.size(); ++k) {
       const std::int64_t source = source_index(x + taps[k].dx, y + taps[k].dy, grid, edge);

@@ -94,7 +94,8 @@ __global__ void fill_random_kernel(float* data, std::int64_t count, std::uint64_
   }
 }
 
-__global__ void fill_value_kernel(float* data, std::int64_t count, float value) {
+template <class T>
+__global__ void fill_value_kernel(T* data, std::int64_t count, T value) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
     data[i] = value;
@@ -117,6 +118,12 @@ void fill_random_device(float* data, std::int64_t count, std::uint64_t seed, voi
 void poison_device(float* data, std::int64_t count, void* stream) {
   if (count <= 0) return;
   fill_value_kernel<<<grid_for(count), 256, 0, static_cast<cudaStream_t>(stream)>>>(data, count, poison_f32());
+  SWATH_CHECK_LAST();
+}
+
+void poison_device(double* data, std::int64_t count, void* stream) {
+  if (count <= 0) return;
+  fill_value_kernel<<<grid_for(count), 256, 0, static_cast<cudaStream_t>(stream)>>>(data, count, poison_f64());
   SWATH_CHECK_LAST();
 }
 

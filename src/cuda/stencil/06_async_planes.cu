@@ -1,0 +1,294 @@
+// Step 06: whole planes copied into shared memory asynchronously, `ahead` planes before they are
+// needed. Generic as step 05: any radius 1-4, star or box, 2D or 3D, float or double.
+//
+// Step 05 prefetched each thread's own column but loaded the halo (2r of every 32-point row, 2r rows
+// of every 8-row block) in the plane it was needed, then stored it to shared memory and waited at
+// the barrier: every plane step paid one full memory latency (~1.5 µs under load, measured: 684
+// plane steps in 1.08 ms at 512³), so the kernel ran at a quarter of the copy bandwidth whatever
+// else it did. Here every element of a plane, own point and halo alike, goes to shared memory by
+// cp.async (4 or 8 bytes, Ampere's LDGSTS: no register round trip), issued `ahead` planes early and
+// waited for with cp.async.wait_group, so `ahead` planes of loads are in flight per block:
+// 6 × 1 KiB in float, ~24-40 KiB per SM with 4-7 resident blocks, the ~25 KiB Little's law asks.
+//
+// Shared-memory traffic per point (the other limit, 128 B per clock per SM): a star reads its
+// 4r x and y taps from shared memory and its own value once (its z taps come from a register queue
+// of its own column, as in 05), plus ~1.3 words written by the copies: 6.3 words at r = 1 and 18.3
+// at r = 4, against the 16.8 words per point that 0.95 × 4.26 TB/s at 1.98 GHz on 132 SMs allows in
+// float. So radius 4 should stop near 0.85 of the copy bandwidth on shared-memory bandwidth, and
+// radius 1 and 2 should reach the DRAM limit. Boxes read every tap from shared memory and are
+// bound by it (and by the FMA rate at radius 4 in 3D: 729 taps per point).
+//
+// Boundaries: reads outside the grid copy from the clamped or wrapped source, so every boundary but
+// `constant` is still one asynchronous copy; `constant` stores the value directly.
+#include <algorithm>
+#include <cmath>
+
+#include "stencil_cuda.cuh"
+
+namespace swath::stencil::cuda {
+namespace {
+
+template <class T, int R, shape S, int Dims>
+struct config {
+  static constexpr int bx = Dims == 3 ? 32 : 256;
+  static constexpr int by = Dims == 3 ? 8 : 1;
+  static constexpr int ry = Dims == 3 ? R : 0;
+  // Output rows per thread. With one, ncu finds the kernel issue-bound (89% of issue slots at half
+  // the DRAM bandwidth in float). Two adjacent rows per thread (sharing their y taps' loads and the
+  // fixed cost of a plane step) halved the issue load but, at 64 registers and 4 blocks per SM,
+  // left it latency-bound and slower: 0.645 against 0.509 ms for float radius 1 at 512^3 on an
+  // H200 (docs/stencil.md). The code keeps the parameter; one row is the measured better choice.
+  static constexpr int rows = 1;
+  static constexpr int ahead = sizeof(T) == 4 ? 6 : 4;  // planes in flight beyond the newest one read
+  static constexpr int below = S == shape::box ? R : 0;  // planes under the centre kept for the box's taps
+  // The ring: planes z - below ... z + R + ahead, and one spare so that one barrier per plane
+  // suffices (the slot written at plane z was last read at plane z - 2).
+  static constexpr int slots = below + R + ahead + 2;
+  static constexpr int tw = bx + 2 * R;
+  static constexpr int th = by * rows + 2 * ry;
+  static constexpr int plane = th * tw;
+  static constexpr int threads = bx * by;
+  static constexpr int copies = (plane + threads - 1) / threads;  // elements each thread copies per plane
+  static constexpr std::size_t shared_bytes = sizeof(T) * slots * plane;
+  static constexpr int taps = S == shape::star ? 4 * R + 2 * ry + 1 : (2 * R + 1) * (2 * ry + 1) * (2 * R + 1);
+  // Blocks per SM asked of the register allocator, the most that spill nothing (ptxas -v): 6 (40
+  // registers) with one row per thread, 4 (64) with two, 3 (80) for double stars past radius 1.
+  static constexpr int min_blocks = rows == 1 ? 6 : (sizeof(T) == 8 && R >= 2 ? 3 : 4);
+};
+
+template <class T, int N>
+struct weights {
+  T w[N];
+};
+
+template <class T, int R, shape S, int Dims>
+weights<T, config<T, R, S, Dims>::taps> pack_weights(const problem& p) {
+  using C = config<T, R, S, Dims>;
+  weights<T, C::taps> packed{};
+  int k = 0;
+  for (int dz = -R; dz <= R; ++dz) {
+    for (int dy = -C::ry; dy <= C::ry; ++dy) {
+      for (int dx = -R; dx <= R; ++dx) {
+        if (S == shape::star && (dx != 0) + (dy != 0) + (dz != 0) > 1) continue;
+        packed.w[k++] = static_cast<T>(weight_at(p, dx, dy, dz));
+      }
+    }
+  }
+  SWATH_EXPECTS(k == C::taps, "async_planes: tap count mismatch");
+  return packed;
+}
+
+__device__ __forceinline__ void copy_async(void* shared, const void* global, int bytes) {
+  const auto address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  if (bytes == 4) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(address), "l"(global) : "memory");
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(address), "l"(global) : "memory");
+  }
+}
+__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int Pending>
+__device__ __forceinline__ void wait_copies() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(Pending) : "memory");
+}
+
+template <class T, int R, shape S, int Dims>
+__global__ void __launch_bounds__(config<T, R, S, Dims>::threads, config<T, R, S, Dims>::min_blocks)
+    async_planes_kernel(const T* __restrict__ in, T* __restrict__ out, frame f, T edge_value, int z_chunk,
+                        const weights<T, config<T, R, S, Dims>::taps> c) {
+  using C = config<T, R, S, Dims>;
+  extern __shared__ __align__(16) unsigned char shared_raw[];
+  T* ring = reinterpret_cast<T*>(shared_raw);  // [slots][th][tw]
+
+  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+  const int thread = ty * C::bx + tx;
+  const int x0 = static_cast<int>(blockIdx.x) * C::bx, y0 = static_cast<int>(blockIdx.y) * C::by * C::rows;
+  const int x = x0 + tx, y = y0 + ty * C::rows;  // this thread's first row; it has C::rows
+  const int z_begin = static_cast<int>(blockIdx.z) * z_chunk;
+  const int z_end = min(z_begin + z_chunk, f.nz);
+  // Blocks whose halo lies inside the grid in x and y (most of them) copy without boundary logic.
+  const bool xy_inside = x0 >= R && x0 + C::bx + R <= f.nx && y0 >= C::ry && y0 + C::by * C::rows + C::ry <= f.ny;
+  // Ring slots without division (a modulo by 9 cost ~60 instructions per plane, measured by ncu as
+  // an issue-bound kernel): `low` is the slot of plane z - below, and plane z + d sits in slot
+  // low + below + d, wrapped once.
+  int low = 0;
+  const auto slot = [&](int d) {
+    const int index = low + C::below + d;
+    return ring + (index >= C::slots ? index - C::slots : index) * C::plane;
+  };
+
+  // The block's th × tw tile of a plane is copied as one flat array: element e = thread + k·threads,
+  // so every warp copies whole stretches of rows (no lanes idle on halo-only paths). The offsets
+  // from the tile's corner (x0 - r, y0 - ry) are the same in every plane: computed once.
+  int offset[C::copies];  // < th · sy, checked below 2^31 at launch
+#pragma unroll
+  for (int k = 0; k < C::copies; ++k) {
+    const int e = thread + k * C::threads;
+    offset[k] = (e / C::tw) * static_cast<int>(f.sy) + (e % C::tw);
+  }
+  const std::int64_t corner = (y0 - C::ry) * f.sy + (x0 - R);
+  // Plane zz into ring slot s; `base` is its tile corner in global memory when the plane is inside.
+  const auto issue_plane = [&](int zz, T* s, const T* base) {
+    if (zz < z_end + R) {  // planes past z_end + R are never read: an empty group keeps the count
+      if (xy_inside && static_cast<unsigned>(zz) < static_cast<unsigned>(f.nz)) {
+#pragma unroll
+        for (int k = 0; k < C::copies; ++k) {
+          const int e = thread + k * C::threads;
+          if (k + 1 < C::copies || e < C::plane) copy_async(s + e, base + offset[k], sizeof(T));
+        }
+      } else {
+#pragma unroll
+        for (int k = 0; k < C::copies; ++k) {
+          const int e = thread + k * C::threads;
+          if (k + 1 < C::copies || e < C::plane) {
+            const std::int64_t source = resolve(f, x0 - R + e % C::tw, y0 - C::ry + e / C::tw, zz);
+            if (source < 0) {
+              s[e] = edge_value;
+            } else {
+              copy_async(s + e, in + source, sizeof(T));
+            }
+          }
+        }
+      }
+    }
+    commit_copies();
+  };
+
+  // A star's z taps come from its own column in registers: q[j][k] = in(x, y + j, z - R + k) at
+  // plane z. The first 2r are read directly; after that each plane's own value comes from the ring.
+  T q[C::rows][2 * R + 1];
+  if constexpr (S == shape::star) {
+#pragma unroll
+    for (int j = 0; j < C::rows; ++j) {
+#pragma unroll
+      for (int k = 0; k < 2 * R; ++k) q[j][k] = fetch(in, f, x, y + j, z_begin - R + k, edge_value);
+    }
+  }
+  for (int i = 0; i < C::below + R + C::ahead; ++i) {
+    const int zz = z_begin - C::below + i;
+    issue_plane(zz, ring + i * C::plane, in + (zz * f.sz + corner));
+  }
+
+  const int own = (ty * C::rows + C::ry) * C::tw + tx + R;  // the first row's point in a slot
+  T* target = out + (z_begin * f.sz + y * f.sy + x);
+  const T* source = in + ((z_begin + R + C::ahead) * f.sz + corner);  // the tile of the plane issued next
+  for (int z = z_begin; z < z_end; ++z, target += f.sz, source += f.sz) {
+    issue_plane(z + R + C::ahead, slot(R + C::ahead), source);
+    wait_copies<C::ahead>();  // this thread's copies of plane z + R have landed
+    __syncthreads();          // and everyone's
+    const T* centre_plane = slot(0);
+#pragma unroll
+    for (int j = 0; j < C::rows; ++j) {
+      if constexpr (S == shape::star) q[j][2 * R] = slot(R)[own + j * C::tw];
+      T sum = 0;
+      int k = 0;
+#pragma unroll
+      for (int dz = -R; dz <= R; ++dz) {
+        const T* s = (S == shape::box ? slot(dz) : centre_plane) + own + j * C::tw;
+#pragma unroll
+        for (int dy = -C::ry; dy <= C::ry; ++dy) {
+#pragma unroll
+          for (int dx = -R; dx <= R; ++dx) {
+            if (S == shape::star && (dx != 0) + (dy != 0) + (dz != 0) > 1) continue;
+            T value;
+            if constexpr (S == shape::star) {
+              value = dz != 0 ? q[j][R + dz] : (dx == 0 && dy == 0 ? q[j][R] : s[dy * C::tw + dx]);
+            } else {
+              value = s[dy * C::tw + dx];
+            }
+            sum += c.w[k++] * value;
+          }
+        }
+      }
+      if (x < f.nx && y + j < f.ny) {
+        target[j * f.sy] = copies_itself(f, x, y + j, z) ? centre_plane[own + j * C::tw] : sum;
+      }
+      if constexpr (S == shape::star) {
+#pragma unroll
+        for (int i = 0; i < 2 * R; ++i) q[j][i] = q[j][i + 1];
+      }
+    }
+    low = low + 1 == C::slots ? 0 : low + 1;
+  }
+  wait_copies<0>();  // no copy may land in shared memory after the block has gone
+}
+
+int choose_chunks(std::int64_t xy_blocks, std::int64_t slots, int nz, int r) {
+  int best = 1;
+  double best_score = 0;
+  const int most = std::max(1, std::min(nz / std::max(4 * r, 8), 256));
+  for (int chunks = 1; chunks <= most; ++chunks) {
+    const std::int64_t blocks = xy_blocks * chunks;
+    const std::int64_t waves = (blocks + slots - 1) / slots;
+    const double fill = static_cast<double>(blocks) / static_cast<double>(waves * slots);
+    const double length = std::ceil(static_cast<double>(nz) / chunks);
+    const double traffic = 1.0 + 0.5 * (2.0 * r) / length;
+    const double score = fill / traffic;
+    if (score > best_score * 1.001) {
+      best = chunks;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+template <class T, int R, shape S, int Dims>
+void run_instance(const problem& p, const operands& x, const launch_context& launch) {
+  using C = config<T, R, S, Dims>;
+  const auto kernel = async_planes_kernel<T, R, S, Dims>;
+  static const int blocks_per_sm = [&] {
+    if (C::shared_bytes > 48 * 1024) {
+      SWATH_CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(C::shared_bytes)));
+    }
+    int count = 0;
+    SWATH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, kernel, C::threads, C::shared_bytes));
+    return std::max(count, 1);
+  }();
+  const frame f = frame_of(p);
+  const unsigned gx = blocks_for(f.nx, C::bx);
+  const unsigned gy = blocks_for(f.ny, C::by * C::rows);
+  SWATH_EXPECTS(gy <= 65535, "async_planes: height / 16 exceeds CUDA's 65535 blocks in y");
+  SWATH_EXPECTS(static_cast<std::int64_t>(C::th) * f.sy < (1LL << 31), "async_planes: rows too long for 32-bit tile offsets");
+  const int sms = launch.sm_count > 0 ? launch.sm_count : 1;
+  const int chunks = choose_chunks(static_cast<std::int64_t>(gx) * gy, static_cast<std::int64_t>(sms) * blocks_per_sm,
+                                   f.nz, R);
+  const int z_chunk = (f.nz + chunks - 1) / chunks;
+  const dim3 grid(gx, gy, static_cast<unsigned>((f.nz + z_chunk - 1) / z_chunk));
+  kernel<<<grid, dim3(C::bx, C::by), C::shared_bytes, stream_of(launch)>>>(
+      static_cast<const T*>(x.in), static_cast<T*>(x.out), f, static_cast<T>(p.edge_value), z_chunk,
+      pack_weights<T, R, S, Dims>(p));
+  SWATH_CHECK_LAST();
+}
+
+template <class T, int R>
+void run_radius(const problem& p, const operands& x, const launch_context& launch) {
+  if (p.dims == 3) {
+    p.form == shape::star ? run_instance<T, R, shape::star, 3>(p, x, launch) : run_instance<T, R, shape::box, 3>(p, x, launch);
+  } else {
+    p.form == shape::star ? run_instance<T, R, shape::star, 2>(p, x, launch) : run_instance<T, R, shape::box, 2>(p, x, launch);
+  }
+}
+
+template <class T>
+void run_typed(const problem& p, const operands& x, const launch_context& launch) {
+  switch (p.radius) {
+    case 1: return run_radius<T, 1>(p, x, launch);
+    case 2: return run_radius<T, 2>(p, x, launch);
+    case 3: return run_radius<T, 3>(p, x, launch);
+    case 4: return run_radius<T, 4>(p, x, launch);
+    default: SWATH_EXPECTS(false, "async_planes: radius must be 1 to 4");
+  }
+}
+
+}  // namespace
+
+void async_planes(const problem& p, const operands& x, const launch_context& launch) {
+  if (p.type == element_type::f32) {
+    run_typed<float>(p, x, launch);
+  } else {
+    run_typed<double>(p, x, launch);
+  }
+}
+
+}  // namespace swath::stencil::cuda
