@@ -35,7 +35,7 @@ def roofs(data):
 
 def plot_roofline(data, path):
     rows = [r for r in sr.largest_size_rows(data) if r["flops"] > 0]
-    fig, ax = plt.subplots(figsize=(9, 6))
+    fig, ax = plt.subplots(figsize=(12, 6))
     intensities = [r["intensity"] for r in rows] or [0.1]
     lo, hi = min(intensities) / 8, max(max(intensities) * 8, 100)
     xs = [lo * (hi / lo) ** (i / 200) for i in range(201)]
@@ -44,19 +44,31 @@ def plot_roofline(data, path):
                 f"FMA {compute:.0f} GFLOP/s")
     markers = "osD^v<>ph*"
     palette = plt.get_cmap("tab20")
-    for i, row in enumerate(rows):
+    # One colour and marker per variant; its configurations (stencil radius, type) share them.
+    variants = list(dict.fromkeys(r["variant"] for r in rows))
+    for row in rows:
+        i = variants.index(row["variant"])
+        first = next(r for r in rows if r["variant"] == row["variant"]) is row
         ax.plot(row["intensity"], row["gflops"], markers[i % len(markers)], ms=7, color=palette(i % 20),
-                label=f"{sr.short_name(row['variant'])} ({row['size']}): {row['gflops']:.0f} GFLOP/s")
+                label=f"{sr.short_name(row['variant'])} ({row['size']})" if first else None)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("arithmetic intensity (flop / byte)")
     ax.set_ylabel("GFLOP/s")
     ax.set_title(f"swath roofline, {sr.device_name(data)} ({data['started_at'][:10]})")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def short_config(row):
+    """The parameters that tell a family's rows apart at one size (stencils: radius and type)."""
+    values = dict(item.split("=", 1) for item in row.get("config", "").split() if "=" in item)
+    shown = [f"r{values['radius']}" if "radius" in values else "", values.get("type", "")]
+    text = " ".join(v for v in shown if v)
+    return f" {text}" if text else ""
 
 
 def plot_steps(data, family, path):
@@ -74,7 +86,8 @@ def plot_steps(data, family, path):
         ax.text(i, row["percent_of_ceiling"] + 1, note, ha="center", va="bottom", fontsize=7, rotation=90)
     ax.axhline(100, color="black", lw=0.8, ls="--")
     ax.set_xticks(range(len(rows)))
-    ax.set_xticklabels([f"{sr.short_name(r['variant'])}\n{r['size']}" for r in rows], rotation=60, ha="right", fontsize=7)
+    ax.set_xticklabels([f"{sr.short_name(r['variant'])}\n{r['size']}{short_config(r)}" for r in rows], rotation=60,
+                       ha="right", fontsize=7)
     ax.set_ylabel("% of the measured ceiling (bandwidth that bounds it)")
     ax.set_ylim(0, max(r["percent_of_ceiling"] for r in rows) * 1.25)
     ax.set_title(f"{family} steps, {sr.device_name(data)}: % of ceiling; label = x vendor baseline, same run")

@@ -22,11 +22,13 @@ def timed_rows(data):
 
 
 def largest_size_rows(data):
-    """For each variant, its row at the largest size it ran (the size furthest from launch overhead)."""
+    """For each variant and configuration, its row at the largest size it ran (the size furthest from
+    launch overhead). Sizes within 1% of each other count as equal, and the first one run wins (the
+    stencil suite's 512^3 over its 2D grid of the same volume)."""
     best = {}
     for row in timed_rows(data):
-        key = row["variant"]
-        if key not in best or size_elements(row["size"]) > size_elements(best[key]["size"]):
+        key = (row["variant"], row.get("config", ""))
+        if key not in best or size_elements(row["size"]) > 1.01 * size_elements(best[key]["size"]):
             best[key] = row
     order = [r["variant"] for r in data["rows"]]
     return sorted(best.values(), key=lambda r: order.index(r["variant"]))

@@ -69,7 +69,8 @@ def family_table(data, family):
             continue
         ratio = "vendor" if r["vendor"] else (fmt(r.get("vendor_ratio"), 3) or "-")
         gflops = fmt(r["gflops"], 1) if r["flops"] > 0 else "-"
-        lines.append(f"| `{sr.short_name(r['variant'])}` | {r['size']} | {1e3 * r['time']['median_s']:.4g} | "
+        size = f"{r['size']} {r['config']}" if r.get("config") else r["size"]
+        lines.append(f"| `{sr.short_name(r['variant'])}` | {size} | {1e3 * r['time']['median_s']:.4g} | "
                      f"{r['gbps']:.1f} | {gflops} | {fmt(r.get('percent_of_ceiling'), 1)} | {ratio} |")
     return "\n".join(lines)
 

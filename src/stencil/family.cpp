@@ -165,7 +165,7 @@ class stencil_trial final : public bench::trial {
         poison_host(out.data(), static_cast<std::int64_t>(out.size()));
       }
     }
-    device_synchronize();
+    if (variant_.info.where == backend::cuda) device_synchronize();
   }
   void run(int set) override {
     const auto index = static_cast<std::size_t>(set) % inputs_.size();
