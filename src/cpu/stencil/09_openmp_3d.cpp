@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "../../stencil/steps.hpp"
+#include "stencil_cpu.hpp"
 
 namespace swath::stencil::cpu {
 namespace {
@@ -51,7 +51,6 @@ void run_3d(const problem& p, const operands& operands) {
     out[index] = sum;
   };
 
-  constexpr std::int64_t chunk = 64;
   const std::int64_t rows = height * depth;
 #pragma omp parallel for schedule(static)
   for (std::int64_t row = 0; row < rows; ++row) {
@@ -62,22 +61,11 @@ void run_3d(const problem& p, const operands& operands) {
     const std::int64_t x_end = interior_row ? std::max<std::int64_t>(width - r, x_begin) : width;
     for (std::int64_t x = 0; x < x_begin; ++x) boundary_point(x, y, z);
     const std::int64_t base = z * plane + y * width;
-    for (std::int64_t x = x_begin; x < x_end; x += chunk) {
-      const std::int64_t n = std::min(chunk, x_end - x);
-      T acc[chunk];
-      const T* __restrict first = in + base + x + offsets[0];
-#pragma omp simd
-      for (std::int64_t j = 0; j < n; ++j) acc[j] = weights[0] * first[j];
-      for (std::int64_t k = 1; k < taps; ++k) {
-        const T w = weights[static_cast<std::size_t>(k)];
-        const T* __restrict shifted = in + base + x + offsets[static_cast<std::size_t>(k)];
-#pragma omp simd
-        for (std::int64_t j = 0; j < n; ++j) acc[j] += w * shifted[j];
-      }
-      T* __restrict target = out + base + x;
-#pragma omp simd
-      for (std::int64_t j = 0; j < n; ++j) target[j] = acc[j];
+    std::int64_t next = x_begin;
+    for (; next + chunk <= x_end; next += chunk) {
+      accumulate_chunk<chunk>(in + base + next, out + base + next, chunk, weights, offsets);
     }
+    if (next < x_end) accumulate_chunk<0>(in + base + next, out + base + next, x_end - next, weights, offsets);
     for (std::int64_t x = x_end; x < width; ++x) boundary_point(x, y, z);
   }
 }

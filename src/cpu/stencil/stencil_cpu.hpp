@@ -21,6 +21,28 @@
 
 namespace swath::stencil::cpu {
 
+constexpr std::int64_t chunk = 64;
+
+// `count` (≤ chunk; Count when it is known at compile time, else 0) consecutive outputs from `in`:
+// every tap accumulated in registers (tap k reads in + offsets[k]), then one store each.
+template <std::int64_t Count, class T>
+void accumulate_chunk(const T* in, T* __restrict out, std::int64_t count, const std::vector<T>& weights,
+                      const std::vector<std::int64_t>& offsets) {
+  T acc[chunk];
+  const std::int64_t n = Count > 0 ? Count : count;
+  const T* __restrict first = in + offsets[0];
+#pragma omp simd
+  for (std::int64_t j = 0; j < n; ++j) acc[j] = weights[0] * first[j];
+  for (std::size_t k = 1; k < weights.size(); ++k) {
+    const T w = weights[k];
+    const T* __restrict shifted = in + offsets[k];
+#pragma omp simd
+    for (std::int64_t j = 0; j < n; ++j) acc[j] += w * shifted[j];
+  }
+#pragma omp simd
+  for (std::int64_t j = 0; j < n; ++j) out[j] = acc[j];
+}
+
 template <class T>
 struct kernel {
   const T* in;
@@ -60,24 +82,10 @@ struct kernel {
     out[y * grid.width + x] = sum;
   }
 
-  static constexpr std::int64_t chunk = 64;
-
-  // `count` (≤ chunk) interior points of one row from x: all taps, then one store each.
+  // `count` (≤ chunk) interior points of one row from x.
   template <std::int64_t Count>
-  void chunk_of(const T* __restrict row_in, T* __restrict row_out, std::int64_t x, std::int64_t count) const {
-    T acc[chunk];
-    const std::int64_t n = Count > 0 ? Count : count;
-    const T* __restrict first = row_in + x + offsets[0];
-#pragma omp simd
-    for (std::int64_t j = 0; j < n; ++j) acc[j] = weights[0] * first[j];
-    for (std::size_t k = 1; k < weights.size(); ++k) {
-      const T w = weights[k];
-      const T* __restrict shifted = row_in + x + offsets[k];
-#pragma omp simd
-      for (std::int64_t j = 0; j < n; ++j) acc[j] += w * shifted[j];
-    }
-#pragma omp simd
-    for (std::int64_t j = 0; j < n; ++j) row_out[x + j] = acc[j];
+  void chunk_of(const T* row_in, T* row_out, std::int64_t x, std::int64_t count) const {
+    accumulate_chunk<Count>(row_in + x, row_out + x, count, weights, offsets);
   }
 
   // Interior points [x_begin, x_end) of row y: every tap in range. Reversed runs take their chunks

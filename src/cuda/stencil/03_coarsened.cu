@@ -64,11 +64,7 @@ void run_typed(const problem& p, const operands& x, const launch_context& launch
 }  // namespace
 
 void coarsened(const problem& p, const operands& x, const launch_context& launch) {
-  if (p.type == element_type::f32) {
-    run_typed<float>(p, x, launch);
-  } else {
-    run_typed<double>(p, x, launch);
-  }
+  for_element_type(p, [&]<class T>() { run_typed<T>(p, x, launch); });
 }
 
 }  // namespace swath::stencil::cuda

@@ -20,8 +20,6 @@
 //
 // Boundaries: reads outside the grid copy from the clamped or wrapped source, so every boundary but
 // `constant` is still one asynchronous copy; `constant` stores the value directly.
-#include <algorithm>
-#include <cmath>
 
 #include "stencil_cuda.cuh"
 
@@ -55,28 +53,6 @@ struct config {
   // registers) with one row per thread, 4 (64) with two, 3 (80) for double stars past radius 1.
   static constexpr int min_blocks = rows == 1 ? 6 : (sizeof(T) == 8 && R >= 2 ? 3 : 4);
 };
-
-template <class T, int N>
-struct weights {
-  T w[N];
-};
-
-template <class T, int R, shape S, int Dims>
-weights<T, config<T, R, S, Dims>::taps> pack_weights(const problem& p) {
-  using C = config<T, R, S, Dims>;
-  weights<T, C::taps> packed{};
-  int k = 0;
-  for (int dz = -R; dz <= R; ++dz) {
-    for (int dy = -C::ry; dy <= C::ry; ++dy) {
-      for (int dx = -R; dx <= R; ++dx) {
-        if (S == shape::star && (dx != 0) + (dy != 0) + (dz != 0) > 1) continue;
-        packed.w[k++] = static_cast<T>(weight_at(p, dx, dy, dz));
-      }
-    }
-  }
-  SWATH_EXPECTS(k == C::taps, "async_planes: tap count mismatch");
-  return packed;
-}
 
 __device__ __forceinline__ void copy_async(void* shared, const void* global, int bytes) {
   const auto address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
@@ -213,82 +189,24 @@ __global__ void __launch_bounds__(config<T, R, S, Dims>::threads, config<T, R, S
   wait_copies<0>();  // no copy may land in shared memory after the block has gone
 }
 
-int choose_chunks(std::int64_t xy_blocks, std::int64_t slots, int nz, int r) {
-  int best = 1;
-  double best_score = 0;
-  const int most = std::max(1, std::min(nz / std::max(4 * r, 8), 256));
-  for (int chunks = 1; chunks <= most; ++chunks) {
-    const std::int64_t blocks = xy_blocks * chunks;
-    const std::int64_t waves = (blocks + slots - 1) / slots;
-    const double fill = static_cast<double>(blocks) / static_cast<double>(waves * slots);
-    const double length = std::ceil(static_cast<double>(nz) / chunks);
-    const double traffic = 1.0 + 0.5 * (2.0 * r) / length;
-    const double score = fill / traffic;
-    if (score > best_score * 1.001) {
-      best = chunks;
-      best_score = score;
-    }
-  }
-  return best;
-}
-
 template <class T, int R, shape S, int Dims>
 void run_instance(const problem& p, const operands& x, const launch_context& launch) {
   using C = config<T, R, S, Dims>;
   const auto kernel = async_planes_kernel<T, R, S, Dims>;
-  static const int blocks_per_sm = [&] {
-    if (C::shared_bytes > 48 * 1024) {
-      SWATH_CUDA_CHECK(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(C::shared_bytes)));
-    }
-    int count = 0;
-    SWATH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, kernel, C::threads, C::shared_bytes));
-    return std::max(count, 1);
-  }();
+  static const int blocks_per_sm = prepare_kernel(kernel, C::threads, C::shared_bytes);
   const frame f = frame_of(p);
-  const unsigned gx = blocks_for(f.nx, C::bx);
-  const unsigned gy = blocks_for(f.ny, C::by * C::rows);
-  SWATH_EXPECTS(gy <= 65535, "async_planes: height / 16 exceeds CUDA's 65535 blocks in y");
   SWATH_EXPECTS(static_cast<std::int64_t>(C::th) * f.sy < (1LL << 31), "async_planes: rows too long for 32-bit tile offsets");
-  const int sms = launch.sm_count > 0 ? launch.sm_count : 1;
-  const int chunks = choose_chunks(static_cast<std::int64_t>(gx) * gy, static_cast<std::int64_t>(sms) * blocks_per_sm,
-                                   f.nz, R);
-  const int z_chunk = (f.nz + chunks - 1) / chunks;
-  const dim3 grid(gx, gy, static_cast<unsigned>((f.nz + z_chunk - 1) / z_chunk));
-  kernel<<<grid, dim3(C::bx, C::by), C::shared_bytes, stream_of(launch)>>>(
-      static_cast<const T*>(x.in), static_cast<T*>(x.out), f, static_cast<T>(p.edge_value), z_chunk,
-      pack_weights<T, R, S, Dims>(p));
+  const marching_launch plan = plan_marching(f, C::bx, C::by * C::rows, blocks_per_sm, launch);
+  kernel<<<plan.grid, dim3(C::bx, C::by), C::shared_bytes, stream_of(launch)>>>(
+      static_cast<const T*>(x.in), static_cast<T*>(x.out), f, static_cast<T>(p.edge_value), plan.z_chunk,
+      pack_weights<T, C::taps>(p, R, C::ry, S));
   SWATH_CHECK_LAST();
-}
-
-template <class T, int R>
-void run_radius(const problem& p, const operands& x, const launch_context& launch) {
-  if (p.dims == 3) {
-    p.form == shape::star ? run_instance<T, R, shape::star, 3>(p, x, launch) : run_instance<T, R, shape::box, 3>(p, x, launch);
-  } else {
-    p.form == shape::star ? run_instance<T, R, shape::star, 2>(p, x, launch) : run_instance<T, R, shape::box, 2>(p, x, launch);
-  }
-}
-
-template <class T>
-void run_typed(const problem& p, const operands& x, const launch_context& launch) {
-  switch (p.radius) {
-    case 1: return run_radius<T, 1>(p, x, launch);
-    case 2: return run_radius<T, 2>(p, x, launch);
-    case 3: return run_radius<T, 3>(p, x, launch);
-    case 4: return run_radius<T, 4>(p, x, launch);
-    default: SWATH_EXPECTS(false, "async_planes: radius must be 1 to 4");
-  }
 }
 
 }  // namespace
 
 void async_planes(const problem& p, const operands& x, const launch_context& launch) {
-  if (p.type == element_type::f32) {
-    run_typed<float>(p, x, launch);
-  } else {
-    run_typed<double>(p, x, launch);
-  }
+  for_generic_instance(p, [&]<class T, int R, shape S, int Dims>() { run_instance<T, R, S, Dims>(p, x, launch); });
 }
 
 }  // namespace swath::stencil::cuda

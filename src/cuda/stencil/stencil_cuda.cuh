@@ -7,7 +7,8 @@
 // through, and the y radius of the frame is 0. One kernel then serves both.
 #include <cuda_runtime.h>
 
-#include <array>
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "../../stencil/steps.hpp"
@@ -50,8 +51,24 @@ __host__ __device__ constexpr int wrap_or_clamp(int i, int n, boundary edge) {
   return i < 0 ? 0 : (i >= n ? n - 1 : i);
 }
 
-// in(x, y, z) with the boundary applied: clamp, periodic, the constant, or (copy) a clamped read
-// whose value no output uses.
+// The flat index in(x, y, z) reads with the boundary applied, or -1 for "the constant" (a read
+// outside under boundary::constant). Under boundary::copy a read outside is clamped: no output uses it.
+// (The host's source_index is the same rule in 64-bit arithmetic; this one stays in 32-bit on the
+// in-grid path, which every load takes.)
+__device__ __forceinline__ std::int64_t resolve(const frame& f, int x, int y, int z) {
+  if (static_cast<unsigned>(x) >= static_cast<unsigned>(f.nx) || static_cast<unsigned>(y) >= static_cast<unsigned>(f.ny) ||
+      static_cast<unsigned>(z) >= static_cast<unsigned>(f.nz)) {
+    if (f.edge == boundary::constant) return -1;
+    x = wrap_or_clamp(x, f.nx, f.edge);
+    y = wrap_or_clamp(y, f.ny, f.edge);
+    z = wrap_or_clamp(z, f.nz, f.edge);
+  }
+  return z * f.sz + y * f.sy + x;
+}
+
+// in(x, y, z) with the boundary applied. The same rule as resolve(), written out: expressed through
+// resolve() the compiler allocates registers differently (up to 10 more, and a 16-byte spill in
+// step 05), and the steps' measured figures are for this form.
 template <class T>
 __device__ __forceinline__ T fetch(const T* __restrict__ in, const frame& f, int x, int y, int z, T edge_value) {
   if (static_cast<unsigned>(x) < static_cast<unsigned>(f.nx) && static_cast<unsigned>(y) < static_cast<unsigned>(f.ny) &&
@@ -63,19 +80,6 @@ __device__ __forceinline__ T fetch(const T* __restrict__ in, const frame& f, int
   y = wrap_or_clamp(y, f.ny, f.edge);
   z = wrap_or_clamp(z, f.nz, f.edge);
   return in[z * f.sz + y * f.sy + x];
-}
-
-// The flat index in(x, y, z) reads with the boundary applied, or -1 for "the constant" (a read
-// outside under boundary::constant).
-__device__ __forceinline__ std::int64_t resolve(const frame& f, int x, int y, int z) {
-  if (static_cast<unsigned>(x) >= static_cast<unsigned>(f.nx) || static_cast<unsigned>(y) >= static_cast<unsigned>(f.ny) ||
-      static_cast<unsigned>(z) >= static_cast<unsigned>(f.nz)) {
-    if (f.edge == boundary::constant) return -1;
-    x = wrap_or_clamp(x, f.nx, f.edge);
-    y = wrap_or_clamp(y, f.ny, f.edge);
-    z = wrap_or_clamp(z, f.nz, f.edge);
-  }
-  return z * f.sz + y * f.sy + x;
 }
 
 // boundary::copy leaves the points within r of a face as their input.
@@ -106,12 +110,114 @@ seven_weights<T> seven_point_weights(const problem& p) {
   return c;
 }
 
-// The seed's progression (steps 02-04) is written for the 3D 7-point stencil only.
-inline support seven_point_only(const problem& p) {
-  if (p.dims != 3 || p.form != shape::star || p.radius != 1) {
-    return support::no("this step is the 3D 7-point stencil (WxHxD, shape=star, radius=1); 05 is the generic one");
+// Runs f.template operator()<T>() with T the problem's element type.
+template <class F>
+void for_element_type(const problem& p, F&& f) {
+  if (p.type == element_type::f32) {
+    f.template operator()<float>();
+  } else {
+    f.template operator()<double>();
   }
-  return support::yes();
+}
+
+// The generic steps (05, 06) are compiled for every element type, radius, shape and dimension:
+// runs f.template operator()<T, R, S, Dims>() with the problem's.
+template <class F>
+void for_generic_instance(const problem& p, F&& f) {
+  for_element_type(p, [&]<class T>() {
+    const auto with_radius = [&]<int R>() {
+      if (p.dims == 3) {
+        p.form == shape::star ? f.template operator()<T, R, shape::star, 3>() : f.template operator()<T, R, shape::box, 3>();
+      } else {
+        p.form == shape::star ? f.template operator()<T, R, shape::star, 2>() : f.template operator()<T, R, shape::box, 2>();
+      }
+    };
+    switch (p.radius) {
+      case 1: return with_radius.template operator()<1>();
+      case 2: return with_radius.template operator()<2>();
+      case 3: return with_radius.template operator()<3>();
+      case 4: return with_radius.template operator()<4>();
+      default: SWATH_EXPECTS(false, "generic stencil steps: radius must be 1 to 4");
+    }
+  });
+}
+
+// The generic steps' weights, in their loops' tap order: z, then y (within ±ry), then x, each from
+// -r; a star skips the off-axis offsets.
+template <class T, int N>
+struct weights {
+  T w[N];
+};
+
+template <class T, int N>
+weights<T, N> pack_weights(const problem& p, int r, int ry, shape form) {
+  weights<T, N> packed{};
+  int k = 0;
+  for (int dz = -r; dz <= r; ++dz) {
+    for (int dy = -ry; dy <= ry; ++dy) {
+      for (int dx = -r; dx <= r; ++dx) {
+        if (form == shape::star && (dx != 0) + (dy != 0) + (dz != 0) > 1) continue;
+        SWATH_EXPECTS(k < N, "pack_weights: more taps than the kernel has");
+        packed.w[k++] = static_cast<T>(weight_at(p, dx, dy, dz));
+      }
+    }
+  }
+  SWATH_EXPECTS(k == N, "pack_weights: fewer taps than the kernel has");
+  return packed;
+}
+
+// How many z-chunks the generic steps cut each column of blocks into: enough blocks to fill the
+// last wave well (`resident` blocks fit the GPU at once), few enough that the 2r planes each chunk
+// re-reads stay a small part of the traffic (reads are half of the bytes).
+inline int choose_chunks(std::int64_t xy_blocks, std::int64_t resident, int nz, int r) {
+  int best = 1;
+  double best_score = 0;
+  const int most = std::max(1, std::min(nz / std::max(4 * r, 8), 256));
+  for (int chunks = 1; chunks <= most; ++chunks) {
+    const std::int64_t blocks = xy_blocks * chunks;
+    const std::int64_t waves = (blocks + resident - 1) / resident;
+    const double fill = static_cast<double>(blocks) / static_cast<double>(waves * resident);
+    const double length = std::ceil(static_cast<double>(nz) / chunks);
+    const double traffic = 1.0 + 0.5 * (2.0 * r) / length;
+    const double score = fill / traffic;
+    if (score > best_score * 1.001) {
+      best = chunks;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+// The launch shape of a generic step: blocks of `block` threads covering block_width × block_height
+// points of each plane, and z cut into chunks of z_chunk planes.
+struct marching_launch {
+  dim3 grid;
+  int z_chunk;
+};
+
+// Sets the kernel's shared-memory limit past 48 KiB when it needs it, and returns how many blocks
+// of it are resident per SM. Call once per kernel (the steps keep it in a static).
+template <class Kernel>
+int prepare_kernel(Kernel kernel, int threads, std::size_t shared_bytes) {
+  if (shared_bytes > 48 * 1024) {
+    SWATH_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
+  }
+  int count = 0;
+  SWATH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, kernel, threads, shared_bytes));
+  return std::max(count, 1);
+}
+
+inline marching_launch plan_marching(const frame& f, int block_width, int block_height, int blocks_per_sm,
+                                     const launch_context& launch) {
+  const unsigned gx = blocks_for(f.nx, block_width);
+  const unsigned gy = blocks_for(f.ny, block_height);
+  SWATH_EXPECTS(gy <= 65535, "generic stencil steps: height / block height exceeds CUDA's 65535 blocks in y");
+  const int sms = launch.sm_count > 0 ? launch.sm_count : 1;
+  const int chunks = choose_chunks(static_cast<std::int64_t>(gx) * gy, static_cast<std::int64_t>(sms) * blocks_per_sm,
+                                   f.nz, f.r);
+  const int z_chunk = (f.nz + chunks - 1) / chunks;
+  return {dim3(gx, gy, static_cast<unsigned>((f.nz + z_chunk - 1) / z_chunk)), z_chunk};
 }
 
 }  // namespace swath::stencil::cuda
