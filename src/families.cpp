@@ -6,12 +6,13 @@
 #include "swath/core/error.hpp"
 #include "swath/elementwise.hpp"
 #include "swath/gemm.hpp"
+#include "swath/histogram.hpp"
 #include "swath/stencil.hpp"
 
 namespace swath::bench {
 
 std::span<const family* const> families() {
-  static const family* const all[] = {&elementwise::family(), &stencil::family(), &gemm::family()};
+  static const family* const all[] = {&elementwise::family(), &stencil::family(), &gemm::family(), &histogram::family()};
   return all;
 }
 

@@ -9,6 +9,7 @@ std::string_view to_string(backend where) { return where == backend::cpu ? "cpu"
 std::string_view to_string(ceiling_kind kind) {
   switch (kind) {
     case ceiling_kind::device_memory: return "device_memory";
+    case ceiling_kind::device_memory_read: return "device_memory_read";
     case ceiling_kind::host_to_device: return "host_to_device";
     case ceiling_kind::device_to_host: return "device_to_host";
     case ceiling_kind::host_memory: return "host_memory";

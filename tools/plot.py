@@ -3,7 +3,8 @@
 per family, a bar chart of the steps as % of the ceiling that bounds them, with the ratio to the vendor.
 
 usage: tools/plot.py RESULTS.json --out DIR [--prefix NAME]
-writes DIR/NAME-roofline.png and DIR/NAME-<family>-steps.png
+writes DIR/NAME-roofline.png and DIR/NAME-<family>-steps.png; for families whose rows name an input
+distribution (histograms), DIR/NAME-<family>-inputs.png: GB/s of every step on every input.
 """
 import argparse
 import sys
@@ -66,7 +67,7 @@ def plot_roofline(data, path):
 def short_config(row):
     """The parameters that tell a family's rows apart at one size (stencils: radius and type)."""
     values = dict(item.split("=", 1) for item in row.get("config", "").split() if "=" in item)
-    shown = [f"r{values['radius']}" if "radius" in values else "", values.get("type", "")]
+    shown = [f"r{values['radius']}" if "radius" in values else "", values.get("type", ""), values.get("input", "")]
     text = " ".join(v for v in shown if v)
     return f" {text}" if text else ""
 
@@ -99,6 +100,52 @@ def plot_steps(data, family, path):
     return True
 
 
+def config_value(row, key):
+    values = dict(item.split("=", 1) for item in row.get("config", "").split() if "=" in item)
+    return values.get(key)
+
+
+def plot_inputs(data, family, path):
+    """Grouped bars: one group per step (largest size), one bar per input distribution, GB/s on a log
+    axis with the ceilings that bound the steps as lines."""
+    rows = [r for r in sr.largest_size_rows(data)
+            if r["family"] == family and config_value(r, "input") and r.get("gbps")]
+    if not rows:
+        return False
+    steps = list(dict.fromkeys(r["variant"] for r in rows))
+    inputs = list(dict.fromkeys(config_value(r, "input") for r in rows))
+    width = 0.8 / len(inputs)
+    fig, ax = plt.subplots(figsize=(max(9, 1.3 * len(steps) + 3), 5.5))
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for j, name in enumerate(inputs):
+        for i, step in enumerate(steps):
+            row = next((r for r in rows if r["variant"] == step and config_value(r, "input") == name), None)
+            if row is None:
+                continue
+            ax.bar(i + (j - (len(inputs) - 1) / 2) * width, row["gbps"], width, color=colors[j % len(colors)],
+                   alpha=0.55 if row["vendor"] else 0.95, hatch="//" if row["vendor"] else None, edgecolor="black",
+                   lw=0.4, label=name if i == 0 or step == steps[0] else None)
+    for step_rows in [[r for r in rows if r["variant"] == s] for s in steps]:
+        ceiling = step_rows[0].get("ceiling_gbps")
+        if ceiling:
+            i = steps.index(step_rows[0]["variant"])
+            ax.hlines(ceiling, i - 0.45, i + 0.45, color="black", lw=1.2)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(steps)))
+    sizes = {r["variant"]: r["size"] for r in rows}
+    ax.set_xticklabels([f"{sr.short_name(s)}\n{sizes[s]}" for s in steps], rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("GB/s (log); black line = the ceiling that bounds the step")
+    ax.set_title(f"{family} steps on every input, {sr.device_name(data)} ({data['started_at'][:10]})")
+    handles, labels = ax.get_legend_handles_labels()
+    unique = dict(zip(labels, handles))
+    ax.legend(unique.values(), unique.keys(), fontsize=8, loc="upper left")
+    ax.grid(True, axis="y", which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results")
@@ -113,6 +160,9 @@ def main():
     for family in dict.fromkeys(r["family"] for r in data["rows"]):
         path = out / f"{args.prefix}-{family}-steps.png"
         if plot_steps(data, family, path):
+            written.append(path)
+        path = out / f"{args.prefix}-{family}-inputs.png"
+        if plot_inputs(data, family, path):
             written.append(path)
     for path in written:
         print(f"wrote {path}")

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Regenerates the results tables and plots in README.md and docs/<family>.md from the newest
-bench/results/<gpu>/*gpu-check*.json of each GPU (newest by the run's recorded start time). Text between the markers
+"""Regenerates the results tables and plots in README.md and docs/<family>.md from, for each GPU and
+family, the newest bench/results/<gpu>/*gpu-check*.json with that family's rows (newest by the run's
+recorded start time). Text between the markers
   <!-- swath:results:<name>:begin --> and <!-- swath:results:<name>:end -->
 is replaced; everything else is left alone. Plots go to docs/img/.
 
@@ -17,11 +18,23 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def newest_runs():
+    """Per GPU: for each family, the newest gpu-check JSON that has its rows (a gpu-check may bench one
+    family only), as (gpu, merged data, [(path, data) used])."""
     runs = []
     for gpu_dir in sorted((ROOT / "bench" / "results").iterdir()):
-        candidates = sorted(gpu_dir.glob("*gpu-check*.json"), key=lambda path: sr.load(path)["started_at"])
-        if candidates:
-            runs.append((gpu_dir.name, candidates[-1]))
+        candidates = sorted(((path, sr.load(path)) for path in gpu_dir.glob("*gpu-check*.json")),
+                            key=lambda item: item[1]["started_at"])
+        if not candidates:
+            continue
+        newest_for = {}
+        for path, data in candidates:
+            for family in dict.fromkeys(r["family"] for r in data["rows"]):
+                newest_for[family] = (path, data)
+        used = list({str(path): (path, data) for path, data in newest_for.values()}.values())
+        used.sort(key=lambda item: item[1]["started_at"])
+        merged = dict(used[-1][1])
+        merged["rows"] = [r for family, (_, data) in newest_for.items() for r in data["rows"] if r["family"] == family]
+        runs.append((gpu_dir.name, merged, used, newest_for))
     return runs
 
 
@@ -94,19 +107,23 @@ def main():
     image_dir.mkdir(parents=True, exist_ok=True)
     readme_parts = []
     family_parts = {}
-    for gpu, path in runs:
-        data = sr.load(path)
-        plot.plot_roofline(data, image_dir / f"{gpu}-roofline.png")
-        families = list(dict.fromkeys(r["family"] for r in data["rows"]))
+    for gpu, merged, used, newest_for in runs:
+        plot.plot_roofline(merged, image_dir / f"{gpu}-roofline.png")
+        families = list(dict.fromkeys(r["family"] for r in merged["rows"]))
         charts = "\n".join(f"![{f} steps](docs/img/{gpu}-{f}-steps.png)" for f in families)
-        readme_parts.append(f"**{sr.device_name(data)}**\n\n{summary_table(data)}\n\n{ceilings_line(data)}\n"
-                            f"{source_line(data, path)}\n\n{charts}\n![roofline](docs/img/{gpu}-roofline.png)")
+        sources = "\n".join(f"{ceilings_line(data)}\n{source_line(data, path)}" for path, data in used)
+        readme_parts.append(f"**{sr.device_name(merged)}**\n\n{summary_table(merged)}\n\n{sources}\n\n{charts}\n"
+                            f"![roofline](docs/img/{gpu}-roofline.png)")
         for family in families:
+            path, data = newest_for[family]
             plot.plot_steps(data, family, image_dir / f"{gpu}-{family}-steps.png")
+            extra = ""
+            if plot.plot_inputs(data, family, image_dir / f"{gpu}-{family}-inputs.png"):
+                extra = f"\n![{family} on every input](img/{gpu}-{family}-inputs.png)"
             family_parts.setdefault(family, []).append(
                 f"**{sr.device_name(data)}**\n\n{family_table(data, family)}\n\n{ceilings_line(data)}\n"
                 f"{source_line(data, path).replace('](bench', '](../bench')}\n\n"
-                f"![{family} steps](img/{gpu}-{family}-steps.png)\n![roofline](img/{gpu}-roofline.png)")
+                f"![{family} steps](img/{gpu}-{family}-steps.png){extra}\n![roofline](img/{gpu}-roofline.png)")
     replace_block(ROOT / "README.md", "summary", "\n\n".join(readme_parts))
     for family, parts in family_parts.items():
         doc = ROOT / "docs" / f"{family}.md"

@@ -22,6 +22,7 @@ struct work_amount {
 // Which measured ceiling bounds a variant's memory traffic.
 enum class ceiling_kind {
   device_memory,   // GPU device memory (measured copy bandwidth, bytes read + written)
+  device_memory_read,  // GPU device memory, reads only (measured read-only bandwidth): reductions, histograms
   host_to_device,  // the host link, pinned, host to device
   device_to_host,  // the host link, pinned, device to host
   host_memory,     // CPU memory, all cores

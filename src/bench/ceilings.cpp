@@ -18,6 +18,7 @@ namespace swath::bench {
 std::optional<double> ceilings::bandwidth_gbps(ceiling_kind kind) const {
   switch (kind) {
     case ceiling_kind::device_memory: return gpu ? std::optional(gpu->copy_gbps) : std::nullopt;
+    case ceiling_kind::device_memory_read: return gpu ? std::optional(gpu->read_gbps) : std::nullopt;
     case ceiling_kind::host_to_device: return gpu ? std::optional(gpu->h2d_pinned_gbps) : std::nullopt;
     case ceiling_kind::device_to_host: return gpu ? std::optional(gpu->d2h_pinned_gbps) : std::nullopt;
     case ceiling_kind::host_memory: return cpu ? std::optional(cpu->copy_gbps_all_cores) : std::nullopt;

@@ -129,10 +129,13 @@ void derive(result_row& row, const ceilings& limits) {
   // Roofline: attainable = min(compute peak, intensity × bandwidth).
   const double memory_roof = row.intensity * *row.ceiling_gbps;
   if (row.work.flops == 0 || !compute || memory_roof < *compute) {
-    row.bound = row.variant.bound == ceiling_kind::device_memory || row.variant.bound == ceiling_kind::host_memory ||
-                        row.variant.bound == ceiling_kind::host_memory_one_core
-                    ? "memory"
-                    : std::string(to_string(row.variant.bound));
+    switch (row.variant.bound) {
+      case ceiling_kind::device_memory:
+      case ceiling_kind::host_memory:
+      case ceiling_kind::host_memory_one_core: row.bound = "memory"; break;
+      case ceiling_kind::device_memory_read: row.bound = "memory read"; break;
+      default: row.bound = std::string(to_string(row.variant.bound));
+    }
     row.percent_of_ceiling = 100.0 * row.gbps / *row.ceiling_gbps;
   } else {
     row.bound = "compute";
