@@ -1,8 +1,12 @@
-// Every registered gemm variant at sizes that divide nothing, with band widths and tiles that do not
-// divide the matrices, against the float64 reference; a step that skips a column is caught; past 2^31
+// Every registered gemm variant (CUDA ones in the Gpu suite) at sizes that divide nothing, every op,
+// alpha and beta, padded leading dimensions, band widths and tiles that do not divide the matrices,
+// against the float64 reference; a step that skips a column is caught; past 2^31
 // multiply-adds the check samples rows but still finds unwritten elements anywhere.
 #include <gtest/gtest.h>
 #include <omp.h>
+
+#include <string>
+#include <vector>
 
 #include "swath/core/error.hpp"
 #include "swath/gemm.hpp"
@@ -16,14 +20,21 @@ bench::check_result check_once(const variant& v, const problem& p) {
   return testing::check_once(make_trial(v, p, testing::fresh_options()));
 }
 
-class GemmVariant : public ::testing::TestWithParam<std::string> {};
+std::vector<std::string> names_on(backend where) {
+  std::vector<std::string> names;
+  for (const variant& v : variants()) {
+    if (v.info.where == where) names.emplace_back(v.info.name);
+  }
+  return names;
+}
 
-TEST_P(GemmVariant, MatchesTheReferenceAtRaggedSizes) {
-  const variant& v = find_variant(GetParam());
+void check_ragged_sizes(const variant& v) {
   for (const auto& size : {bench::size_spec{{1}}, bench::size_spec{{1, 7, 3}}, bench::size_spec{{7, 1, 5}},
                            bench::size_spec{{33, 17, 65}}, bench::size_spec{{257, 129, 131}}, bench::size_spec{{61, 3, 1000}}}) {
-    for (const char* layout : {"", "column_width=5 tile=7", "column_width=1 tile=1"}) {
+    for (const char* layout : {"", "column_width=5 tile=7", "column_width=1 tile=1", "op=nt ld=padded",
+                               "op=tn alpha=0.5 beta=1.5", "op=tt alpha=2 beta=0.25 ld=padded", "beta=1 ld=padded"}) {
       const problem p = make_problem(v, {size, layout});
+      if (!v.supports(p).ok()) continue;
       const auto result = check_once(v, p);
       ASSERT_TRUE(result.passed()) << v.info.name << " " << size.text() << " " << layout << ": " << result.describe();
       ASSERT_EQ(result.checked, p.m * p.n);
@@ -31,10 +42,50 @@ TEST_P(GemmVariant, MatchesTheReferenceAtRaggedSizes) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cpu, GemmVariant, ::testing::ValuesIn(testing::variant_names(variants())), testing::variant_test_name);
+class GemmVariant : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GemmVariant, MatchesTheReferenceAtRaggedSizes) { check_ragged_sizes(find_variant(GetParam())); }
+
+INSTANTIATE_TEST_SUITE_P(Cpu, GemmVariant, ::testing::ValuesIn(names_on(backend::cpu)), testing::variant_test_name);
+
+class GpuGemmVariant : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuGemmVariant, MatchesTheReferenceAtRaggedSizes) {
+  SWATH_SKIP_WITHOUT_GPU();
+  check_ragged_sizes(find_variant(GetParam()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Gpu, GpuGemmVariant, ::testing::ValuesIn(names_on(backend::cuda)), testing::variant_test_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GpuGemmVariant);
 
 void skips_last_column(const problem& p, const operands& x, const launch_context& launch) {
-  find_variant("gemm/cpu/03_column").run({p.m, p.n - 1, p.k, p.column_width, p.tile, p.cache_bytes}, x, launch);
+  problem narrower = p;
+  narrower.n = p.n - 1;
+  narrower.ldb = narrower.ldc = p.n - 1;
+  find_variant("gemm/cpu/03_column").run(narrower, x, launch);
+}
+
+// A step that ignores beta, or writes into the padding between rows, is caught.
+void ignores_beta(const problem& p, const operands& x, const launch_context& launch) {
+  problem without = p;
+  without.beta = 0;
+  find_variant("gemm/cpu/01_naive").run(without, x, launch);
+}
+void writes_padding(const problem& p, const operands& x, const launch_context& launch) {
+  find_variant("gemm/cpu/01_naive").run(p, x, launch);
+  x.c[p.n] = 1.0f;  // the first padding element after row 0
+}
+
+TEST(GemmCheck, CatchesIgnoredBetaAndPaddingWrites) {
+  variant broken = find_variant("gemm/cpu/01_naive");
+  broken.run = ignores_beta;
+  const auto no_beta = check_once(broken, make_problem(broken, {{{33, 17, 65}}, "beta=1"}));
+  EXPECT_FALSE(no_beta.passed());
+  EXPECT_GT(no_beta.max_relative_error, 1e-3);
+  broken.run = writes_padding;
+  const auto padding = check_once(broken, make_problem(broken, {{{33, 17, 65}}, "ld=padded"}));
+  EXPECT_FALSE(padding.passed());
+  EXPECT_EQ(padding.outside_writes, 1);
 }
 
 TEST(GemmCheck, CatchesASkippedColumn) {
@@ -63,6 +114,19 @@ TEST(GemmProblem, ModelWidthsAndWork) {
   EXPECT_EQ(make_problem(v, {{{7}}, ""}).k, 7);
   EXPECT_EQ(gemm_work(make_problem(v, {{{2, 3, 4}}, ""})).flops, 2.0 * 2 * 3 * 4);
   EXPECT_THROW(family().configurations(v.info, {{"radius", {"1"}}}), usage_error);
+  const problem general = make_problem(v, {{{10, 20, 30}}, "op=tn alpha=2 beta=0.5 ld=padded"});
+  EXPECT_TRUE(general.trans_a);
+  EXPECT_FALSE(general.trans_b);
+  EXPECT_EQ(general.lda, 10 + 7);  // A is stored K × M
+  EXPECT_EQ(general.ldb, 20 + 7);
+  EXPECT_EQ(general.ldc, 20 + 7);
+  EXPECT_FALSE(plain(general));
+  EXPECT_FALSE(v.supports(general).ok());  // the column step computes C = A B only
+  EXPECT_TRUE(plain(make_problem(v, {{{10, 20, 30}}, ""})));
+  EXPECT_EQ(gemm_work(make_problem(v, {{{2, 3, 4}}, "beta=1"})).bytes, 4.0 * (2 * 4 + 4 * 3 + 2 * 2 * 3));
+  for (const char* bad : {"op=nx", "op=n", "alpha=x", "beta=inf", "beta=1e40", "ld=wide"}) {
+    EXPECT_THROW(make_problem(v, {{{10, 20, 30}}, bad}), usage_error) << bad;
+  }
   EXPECT_NE(family().unsupported(v.info, {{{10, 10}}, ""}), "");
 }
 

@@ -1,11 +1,15 @@
 #pragma once
-// The matrix-multiplication family: C = A · B in float32, row-major, A is M × K, B is K × N, C is
-// M × N, any M, N, K ≥ 1. 2·M·N·K flops; the fewest bytes are one read of A and B and one write of C,
-// 4 (MK + KN + MN). The CPU steps follow the thesis's matrix-multiplication section: B is read down its
-// columns, so the order in which C's columns are visited decides how often B leaves the cache.
+// The matrix-multiplication family: C = alpha · op(A) · op(B) + beta · C in float32, row-major with
+// leading dimensions, op(A) M × K, op(B) K × N, C M × N, any M, N, K ≥ 1; op = none or transpose.
+// 2·M·N·K flops; the fewest bytes are one read of A and B, one write of C (and one read of C when
+// beta ≠ 0). The CPU steps 02-03 follow the thesis's matrix-multiplication section for C = A · B: B is
+// read down its columns, so the order in which C's columns are visited decides how often B leaves the
+// cache; they take the plain problem only (supports() says so).
 #include <cstdint>
 #include <span>
 #include <string>
+
+#include "swath/core/hd.hpp"
 
 #include "swath/bench/family.hpp"
 #include "swath/registry.hpp"
@@ -14,15 +18,37 @@ namespace swath::gemm {
 
 struct problem {
   std::int64_t m = 1, n = 1, k = 1;
+  float alpha = 1, beta = 0;
+  bool trans_a = false;  // op(A) = A^T: A is stored K × M
+  bool trans_b = false;  // op(B) = B^T: B is stored N × K
+  // Elements between the starts of consecutive rows of A, B and C as stored; at least their row
+  // lengths (make_problem packs them unless told to pad).
+  std::int64_t lda = 1, ldb = 1, ldc = 1;
   std::int64_t column_width = 0;  // the column step's band of C and B columns (from the cache model unless given)
   std::int64_t tile = 0;          // the tiled step's square tile
   double cache_bytes = 0;
 };
 
+// The stored shapes, and the elements of op(A) and op(B) wherever they are stored.
+SWATH_HD_INLINE std::int64_t rows_of_a(const problem& p) { return p.trans_a ? p.k : p.m; }
+SWATH_HD_INLINE std::int64_t cols_of_a(const problem& p) { return p.trans_a ? p.m : p.k; }
+SWATH_HD_INLINE std::int64_t rows_of_b(const problem& p) { return p.trans_b ? p.n : p.k; }
+SWATH_HD_INLINE std::int64_t cols_of_b(const problem& p) { return p.trans_b ? p.k : p.n; }
+SWATH_HD_INLINE std::int64_t index_of_a(const problem& p, std::int64_t i, std::int64_t kk) {
+  return p.trans_a ? kk * p.lda + i : i * p.lda + kk;
+}
+SWATH_HD_INLINE std::int64_t index_of_b(const problem& p, std::int64_t kk, std::int64_t j) {
+  return p.trans_b ? j * p.ldb + kk : kk * p.ldb + j;
+}
+// C = A · B exactly as the thesis's steps compute it: no transposes, alpha 1, beta 0, packed rows.
+SWATH_HD_INLINE bool plain(const problem& p) {
+  return !p.trans_a && !p.trans_b && p.alpha == 1 && p.beta == 0 && p.lda == p.k && p.ldb == p.n && p.ldc == p.n;
+}
+
 struct operands {
   const float* a = nullptr;
   const float* b = nullptr;
-  float* c = nullptr;
+  float* c = nullptr;  // read too when beta ≠ 0
 };
 
 struct variant {
@@ -34,9 +60,10 @@ struct variant {
 
 work_amount gemm_work(const problem& p);
 support any_gemm(const problem& p);
+support plain_gemm(const problem& p);  // C = A · B only (see plain())
 
-// Relative tolerance for float accumulation over K positive products: each sum is within K · 2^-24 of
-// the exact value; twice that passes.
+// Relative tolerance for float accumulation over K positive products (and the alpha and beta terms):
+// each result is within (K + 2) · 2^-24 of the exact value; twice that passes.
 double tolerance(const problem& p);
 
 std::span<const variant> variants();

@@ -1,6 +1,8 @@
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 #include "swath/bench/family.hpp"
@@ -111,6 +113,16 @@ std::int64_t parse_positive(const std::string& key, const std::string& text) {
     throw usage_error(message);
   }
   return value;
+}
+
+double parse_finite(const std::string& key, const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const double value = std::stod(text, &used);
+    if (used == text.size() && std::isfinite(value)) return value;
+  } catch (const std::exception&) {  // std::stod's invalid_argument and out_of_range
+  }
+  throw usage_error(key + "=" + text + ": expected a finite number");
 }
 
 std::vector<std::string> family::configurations(const variant_info&, const std::vector<parameter_choice>& chosen) const {

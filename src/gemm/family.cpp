@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string>
 
 #include "steps.hpp"
 #include "swath/bench/check.hpp"
@@ -20,12 +21,17 @@ namespace swath::gemm {
 
 work_amount gemm_work(const problem& p) {
   const auto m = static_cast<double>(p.m), n = static_cast<double>(p.n), k = static_cast<double>(p.k);
-  return {4.0 * (m * k + k * n + m * n), 2.0 * m * n * k};
+  return {4.0 * (m * k + k * n + (p.beta != 0 ? 2.0 : 1.0) * m * n), 2.0 * m * n * k};
 }
 
 support any_gemm(const problem&) { return support::yes(); }
 
-double tolerance(const problem& p) { return 2 * 0x1p-24 * static_cast<double>(p.k); }
+support plain_gemm(const problem& p) {
+  if (!plain(p)) return support::no("C = A B only (op=nn alpha=1 beta=0 ld=packed)");
+  return support::yes();
+}
+
+double tolerance(const problem& p) { return 2 * 0x1p-24 * static_cast<double>(p.k + 2); }
 
 namespace {
 
@@ -38,70 +44,124 @@ float input(std::uint64_t seed, std::int64_t index) {
 class gemm_trial final : public bench::trial {
  public:
   gemm_trial(const variant& v, const problem& p, const bench::trial_options& options)
-      : variant_(v), problem_(p), seed_(options.seed) {
+      : variant_(v), problem_(p), seed_(options.seed), on_device_(v.info.where == backend::cuda) {
+    const support supported = v.supports(p);
+    SWATH_EXPECTS(supported.ok(), std::string(v.info.name) + " cannot run this problem: " + std::string(supported.why));
+    if (on_device_) {
+      std::string why;
+      const auto gpu = query_gpu(&why);
+      if (!gpu) throw usage_error(std::string(v.info.name) + " needs a CUDA device: " + why);
+      launch_.sm_count = gpu->sm_count;
+    }
     launch_.cpu_threads = omp_get_max_threads();
-    a_ = buffer<float>(memory_kind::host, static_cast<std::size_t>(p.m * p.k));
-    b_ = buffer<float>(memory_kind::host, static_cast<std::size_t>(p.k * p.n));
-    c_ = buffer<float>(memory_kind::host, static_cast<std::size_t>(p.m * p.n));
+    const memory_kind where = on_device_ ? memory_kind::device : memory_kind::host;
+    a_ = buffer<float>(where, static_cast<std::size_t>(stored(rows_of_a(p), cols_of_a(p), p.lda)));
+    b_ = buffer<float>(where, static_cast<std::size_t>(stored(rows_of_b(p), cols_of_b(p), p.ldb)));
+    c_ = buffer<float>(where, static_cast<std::size_t>(stored(p.m, p.n, p.ldc)));
     fill(a_, seed_a());
     fill(b_, seed_b());
   }
   [[nodiscard]] int sets() const override { return 1; }
-  void poison_outputs() override { poison_host(c_.data(), static_cast<std::int64_t>(c_.size())); }
+  // beta = 0: C is only written, so all of it is poisoned. beta ≠ 0: C is read too; its M × N elements
+  // get their input values (C_in) and only the padding between rows is poisoned.
+  void poison_outputs() override {
+    buffer<float> host(memory_kind::host, c_.size());
+    poison_host(host.data(), static_cast<std::int64_t>(host.size()));
+    if (problem_.beta != 0) {
+      const std::uint64_t seed = seed_c();
+      const problem& p = problem_;
+#pragma omp parallel for schedule(static)
+      for (std::int64_t i = 0; i < p.m; ++i) {
+        for (std::int64_t j = 0; j < p.n; ++j) host.data()[i * p.ldc + j] = input(seed, i * p.n + j);
+      }
+    }
+    copy(c_, host);
+  }
   void run(int) override { variant_.run(problem_, operands{a_.data(), b_.data(), c_.data()}, launch_); }
-  [[nodiscard]] bool timed_on_device() const override { return false; }
+  [[nodiscard]] bool timed_on_device() const override { return on_device_; }
 
   bench::check_result check() override {
+    if (on_device_) device_synchronize();
     const problem& p = problem_;
-    const std::uint64_t sa = seed_a(), sb = seed_b();
+    buffer<float> a_host = to_host(a_), b_host = to_host(b_), c_host = to_host(c_);
+    const float* a = a_host.data();
+    const float* b = b_host.data();
+    const float* c = c_host.data();
+    const std::uint64_t sc = seed_c();
+    // The float64 reference of C[i][j] at the flat index i·ldc + j.
     const auto reference = [&](std::int64_t index) {
-      const std::int64_t i = index / p.n, j = index % p.n;
+      const std::int64_t i = index / p.ldc, j = index % p.ldc;
       double sum = 0;
-      for (std::int64_t k = 0; k < p.k; ++k) sum += static_cast<double>(input(sa, i * p.k + k)) * input(sb, k * p.n + j);
-      return sum;
+      for (std::int64_t k = 0; k < p.k; ++k) sum += static_cast<double>(a[index_of_a(p, i, k)]) * b[index_of_b(p, k, j)];
+      double result = static_cast<double>(p.alpha) * sum;
+      if (p.beta != 0) result += static_cast<double>(p.beta) * input(sc, i * p.n + j);
+      return result;
     };
-    const double tol = variant_.info.tolerance * static_cast<double>(p.k);
+    const double tol = variant_.info.tolerance * static_cast<double>(p.k + 2);
     // Past 2^31 multiply-adds, a sample of 64 evenly spaced rows (and the last); below, every element.
     const bool sample = static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) > 0x1p31;
-    if (!sample) return bench::compare_region(c_.data(), p.m, p.n, p.n, reference, tol);
+    if (!sample) return bench::compare_region(c, p.m, p.n, p.ldc, reference, tol);
     bench::check_result merged;
     merged.tolerance = tol;
     const std::int64_t step = std::max<std::int64_t>(1, p.m / 64);
     for (std::int64_t i = 0; i < p.m; i += (i + step < p.m || i == p.m - 1) ? step : p.m - 1 - i) {
-      const auto row = bench::compare_region(c_.data() + i * p.n, 1, p.n, p.n,
-                                             [&](std::int64_t j) { return reference(i * p.n + j); }, tol);
+      const auto row = bench::compare_region(c + i * p.ldc, 1, p.n, p.ldc,
+                                             [&](std::int64_t j) { return reference(i * p.ldc + j); }, tol);
       merged.checked += row.checked;
       merged.unwritten += row.unwritten;
       merged.not_finite += row.not_finite;
       if (row.max_relative_error > merged.max_relative_error || merged.worst_index < 0) {
         merged.max_relative_error = row.max_relative_error;
-        merged.worst_index = i * p.n + row.worst_index;
+        merged.worst_index = i * p.ldc + row.worst_index;
       }
       if (i == p.m - 1) break;
     }
-    // Unwritten elements anywhere still count: the poison check is cheap, so it covers every element.
-    std::int64_t unwritten = 0;
-    const float* c = c_.data();
-    const auto total = static_cast<std::int64_t>(c_.size());
-#pragma omp parallel for reduction(+ : unwritten)
-    for (std::int64_t e = 0; e < total; ++e) unwritten += is_poison(c[e]) ? 1 : 0;
+    // Unwritten elements and writes into the padding, anywhere: cheap, so every element is looked at.
+    std::int64_t unwritten = 0, outside = 0;
+#pragma omp parallel for reduction(+ : unwritten, outside) schedule(static)
+    for (std::int64_t i = 0; i < p.m; ++i) {
+      for (std::int64_t j = 0; j < p.ldc; ++j) {
+        const bool poisoned = is_poison(c[i * p.ldc + j]);
+        if (j < p.n) {
+          unwritten += poisoned ? 1 : 0;
+        } else if (i + 1 < p.m) {
+          outside += poisoned ? 0 : 1;
+        }
+      }
+    }
     merged.unwritten = std::max(merged.unwritten, unwritten);
+    merged.outside_writes = outside;
     return merged;
   }
 
  private:
+  static std::int64_t stored(std::int64_t rows, std::int64_t cols, std::int64_t ld) { return (rows - 1) * ld + cols; }
   [[nodiscard]] std::uint64_t seed_a() const { return mix64(seed_ + 1); }
   [[nodiscard]] std::uint64_t seed_b() const { return mix64(seed_ + 2); }
-  static void fill(buffer<float>& target, std::uint64_t seed) {
-    float* data = target.data();
-    const auto count = static_cast<std::int64_t>(target.size());
+  [[nodiscard]] std::uint64_t seed_c() const { return mix64(seed_ + 3); }
+  // Every stored element, padding included, gets a value: a kernel that reads padding reads numbers.
+  void fill(buffer<float>& target, std::uint64_t seed) const {
+    buffer<float> host(memory_kind::host, target.size());
+    float* data = host.data();
+    const auto count = static_cast<std::int64_t>(host.size());
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < count; ++i) data[i] = input(seed, i);
+    if (target.kind() == memory_kind::host) {
+      target = std::move(host);
+    } else {
+      copy(target, host);
+    }
+  }
+  static buffer<float> to_host(const buffer<float>& source) {
+    buffer<float> host(memory_kind::host, source.size());
+    copy(host, source);
+    return host;
   }
 
   variant variant_;
   problem problem_;
   std::uint64_t seed_;
+  bool on_device_;
   launch_context launch_;
   buffer<float> a_, b_, c_;
 };
@@ -110,23 +170,32 @@ class gemm_family final : public bench::family {
  public:
   [[nodiscard]] std::string_view name() const override { return "gemm"; }
   [[nodiscard]] std::string_view summary() const override {
-    return "C = A B in float32, row-major, any M, N, K (CPU steps from the thesis's column model)";
+    return "C = alpha op(A) op(B) + beta C in float32, row-major with leading dimensions, any M, N, K";
   }
   [[nodiscard]] std::vector<variant_info> variants() const override { return bench::variant_infos(gemm::variants()); }
   [[nodiscard]] std::vector<bench::size_spec> default_sizes(const variant_info& info) const override {
+    if (info.where == backend::cuda) {
+      // The SGEMM targets' sizes: 4096³ and 8192³, and the ragged 4095³, 1000 × 3000 × 700 and
+      // 8191 × 257 × 4099. The naive steps (well under 1% of the FP32 peak at 8192³: seconds a run)
+      // skip the two largest.
+      if (info.vendor) return {{{4096, 4096, 4096}}, {{8192, 8192, 8192}}, {{4095, 4095, 4095}}, {{1000, 3000, 700}}, {{8191, 257, 4099}}};
+      return {{{4096, 4096, 4096}}, {{4095, 4095, 4095}}, {{1000, 3000, 700}}};
+    }
     // The naive step is ~1 GFLOP/s: it gets the small sizes only. 1024³ puts B (4 MiB) past a 2 MiB L2.
     if (info.name == "gemm/cpu/01_naive") return {{{384, 384, 384}}, {{257, 509, 131}}};
     return {{{384, 384, 384}}, {{257, 509, 131}}, {{1024, 1024, 1024}}};
   }
   [[nodiscard]] std::string_view size_help() const override { return "MxNxK (C is M x N, the inner dimension K), or N for N^3"; }
   [[nodiscard]] std::string_view parameter_help() const override {
-    return "column_width=model|N, tile=model|N, cache=L1|L2|L3|<bytes>[K|M|G]";
+    return "op=nn|nt|tn|tt (op(A), op(B): n as stored, t transposed), alpha=X, beta=X, ld=packed|padded (rows "
+           "padded by 7 elements), column_width=model|N, tile=model|N, cache=L1|L2|L3|<bytes>[K|M|G]";
   }
   [[nodiscard]] std::vector<std::string> configurations(const variant_info&,
                                                         const std::vector<bench::parameter_choice>& chosen) const override {
     std::vector<std::string> configs = {""};
     for (const auto& choice : chosen) {
-      if (choice.key != "column_width" && choice.key != "tile" && choice.key != "cache") {
+      if (choice.key != "column_width" && choice.key != "tile" && choice.key != "cache" && choice.key != "op" &&
+          choice.key != "alpha" && choice.key != "beta" && choice.key != "ld") {
         throw usage_error("unknown gemm parameter '" + choice.key + "' (" + std::string(parameter_help()) + ")");
       }
       std::vector<std::string> product;
@@ -148,7 +217,8 @@ class gemm_family final : public bench::family {
   }
   [[nodiscard]] std::int64_t footprint_bytes(const variant_info& info, const bench::problem_spec& spec) const override {
     const problem p = make_problem(find_variant(info.name), spec);
-    return 4 * (p.m * p.k + p.k * p.n + p.m * p.n);
+    return 4 * ((rows_of_a(p) - 1) * p.lda + cols_of_a(p) + (rows_of_b(p) - 1) * p.ldb + cols_of_b(p) +
+                (p.m - 1) * p.ldc + p.n);
   }
   [[nodiscard]] std::unique_ptr<bench::trial> make_trial(const variant_info& info, const bench::problem_spec& spec,
                                                          const bench::trial_options& options) const override {
@@ -166,7 +236,25 @@ problem make_problem(const variant&, const bench::problem_spec& spec) {
   p.m = e[0];
   p.n = e.size() == 3 ? e[1] : e[0];
   p.k = e.size() == 3 ? e[2] : e[0];
-  const auto values = bench::parse_config(spec.config, {{"column_width", "model"}, {"tile", "model"}, {"cache", "L2"}});
+  const auto values = bench::parse_config(spec.config, {{"column_width", "model"}, {"tile", "model"}, {"cache", "L2"},
+                                                        {"op", "nn"}, {"alpha", "1"}, {"beta", "0"}, {"ld", "packed"}});
+  const std::string& op = values.at("op");
+  if (op.size() != 2 || (op[0] != 'n' && op[0] != 't') || (op[1] != 'n' && op[1] != 't')) {
+    throw usage_error("gemm op='" + op + "' is not one of nn, nt, tn, tt");
+  }
+  p.trans_a = op[0] == 't';
+  p.trans_b = op[1] == 't';
+  p.alpha = static_cast<float>(bench::parse_finite("alpha", values.at("alpha")));
+  p.beta = static_cast<float>(bench::parse_finite("beta", values.at("beta")));
+  if (!std::isfinite(p.alpha) || !std::isfinite(p.beta)) throw usage_error("gemm alpha and beta must fit in a float");
+  const std::string& ld = values.at("ld");
+  if (ld != "packed" && ld != "padded") throw usage_error("gemm ld='" + ld + "' is not packed or padded");
+  // Padding by 7 elements: rows start off any 16-byte boundary, so a kernel that ignores ld, or assumes
+  // aligned rows, fails.
+  const std::int64_t pad = ld == "padded" ? 7 : 0;
+  p.lda = cols_of_a(p) + pad;
+  p.ldb = cols_of_b(p) + pad;
+  p.ldc = p.n + pad;
   const cache_size cache = parse_cache_size(values.at("cache"));
   p.cache_bytes = cache.bytes;
   // The thesis: M = u (h c + w ceil(t/c)) with h = K rows of B and w = K, the A row each thread holds.

@@ -1,11 +1,12 @@
 // The gemm registry: every step and vendor baseline, in reading order. The CPU steps come from the
-// schedules issue (the thesis's column width for matrix multiplication); the CUDA progression joins here.
+// schedules issue (the thesis's column width for matrix multiplication); the CUDA progression follows
+// the seed's matmul items and the SGEMM issue.
 #include "steps.hpp"
 
 namespace swath::gemm {
 namespace {
 
-// The tolerance field is per unit of K: tolerance(p) = this × K (see gemm.hpp).
+// The tolerance field is per unit of K: tolerance(p) = this × (K + 2) (see gemm.hpp).
 constexpr double per_k = 2 * 0x1p-24;
 
 using enum backend;
@@ -14,10 +15,15 @@ using enum ceiling_kind;
 // clang-format off
 const variant table[] = {
   {{"gemm/cpu/01_naive",        cpu, "triple loop, k innermost, rows among OpenMP threads",     "sgemm", per_k, false, host_memory}, any_gemm, cpu::naive, gemm_work},
-  {{"gemm/cpu/02_tiled",        cpu, "square cache tiles, i-k-j inside, tiles among threads",   "sgemm", per_k, false, host_memory}, any_gemm, cpu::tiled, gemm_work},
-  {{"gemm/cpu/03_column",       cpu, "column bands of B and C, width c = M / (u K)",            "sgemm", per_k, false, host_memory}, any_gemm, cpu::column, gemm_work},
+  {{"gemm/cpu/02_tiled",        cpu, "square cache tiles, i-k-j inside, tiles among threads",   "sgemm", per_k, false, host_memory}, plain_gemm, cpu::tiled, gemm_work},
+  {{"gemm/cpu/03_column",       cpu, "column bands of B and C, width c = M / (u K)",            "sgemm", per_k, false, host_memory}, plain_gemm, cpu::column, gemm_work},
 #if SWATH_WITH_OPENBLAS
   {{"gemm/cpu/vendor_openblas", cpu, "OpenBLAS: cblas_sgemm",                                   "sgemm", per_k, true,  host_memory}, any_gemm, cpu::openblas, gemm_work},
+#endif
+#if SWATH_WITH_CUDA
+  {{"gemm/cuda/01_naive",       cuda, "the seed's kernel: one thread per C element, warps down C's columns", "sgemm", per_k, false, device_memory}, any_gemm, cuda::naive, gemm_work},
+  {{"gemm/cuda/02_coalesced",   cuda, "warps along C's rows: B and C accesses coalesced, no transpose",      "sgemm", per_k, false, device_memory}, any_gemm, cuda::coalesced, gemm_work},
+  {{"gemm/cuda/vendor_cublas",  cuda, "cuBLAS: cublasSgemm, pedantic FP32 (no TF32)",                        "sgemm", per_k, true,  device_memory}, any_gemm, cuda::cublas_sgemm, gemm_work},
 #endif
 };
 // clang-format on

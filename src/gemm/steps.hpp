@@ -8,3 +8,9 @@ void tiled(const problem&, const operands&, const launch_context&);            /
 void column(const problem&, const operands&, const launch_context&);           // 03_column.cpp
 void openblas(const problem&, const operands&, const launch_context&);         // vendor_openblas.cpp
 }  // namespace swath::gemm::cpu
+
+namespace swath::gemm::cuda {
+void naive(const problem&, const operands&, const launch_context&);            // 01_naive.cu
+void coalesced(const problem&, const operands&, const launch_context&);        // 02_coalesced.cu
+void cublas_sgemm(const problem&, const operands&, const launch_context&);     // vendor_cublas.cpp
+}  // namespace swath::gemm::cuda

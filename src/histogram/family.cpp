@@ -281,16 +281,6 @@ const std::vector<axis>& axes() {
   return all;
 }
 
-double parse_number(const std::string& key, const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const double value = std::stod(text, &used);
-    if (used == text.size() && std::isfinite(value)) return value;
-  } catch (const std::exception&) {
-  }
-  throw usage_error("histogram parameter " + key + "='" + text + "' is not a finite number");
-}
-
 class histogram_family final : public bench::family {
  public:
   [[nodiscard]] std::string_view name() const override { return "histogram"; }
@@ -409,10 +399,10 @@ problem make_problem(const variant&, const bench::problem_spec& spec) {
   const std::int64_t bins = bench::parse_positive("bins", values.at("bins"));
   if (bins > (1 << 24)) throw usage_error("histogram bins=" + values.at("bins") + " is more than 2^24");
   p.bins = static_cast<int>(bins);
-  p.lo = parse_number("lo", values.at("lo"));
-  p.hi = parse_number("hi", values.at("hi"));
+  p.lo = bench::parse_finite("lo", values.at("lo"));
+  p.hi = bench::parse_finite("hi", values.at("hi"));
   if (!(p.hi > p.lo)) throw usage_error("histogram range needs lo < hi (lo=" + values.at("lo") + ", hi=" + values.at("hi") + ")");
-  const double misalign = parse_number("misalign", values.at("misalign"));
+  const double misalign = bench::parse_finite("misalign", values.at("misalign"));
   if (misalign < 0 || misalign > 15 || misalign != std::floor(misalign)) {
     throw usage_error("histogram misalign=" + values.at("misalign") + " is not a whole number in 0..15");
   }

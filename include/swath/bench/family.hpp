@@ -42,6 +42,8 @@ parameter_choice parse_parameter(std::string_view text);  // throws usage_error
 std::map<std::string, std::string> parse_config(const std::string& config, std::map<std::string, std::string> defaults);
 // A parameter that is a whole number ≥ 1; throws usage_error naming key and text.
 std::int64_t parse_positive(const std::string& key, const std::string& text);
+// A parameter that is a finite number; throws usage_error naming key and text.
+double parse_finite(const std::string& key, const std::string& text);
 
 // The outcome of checking one run against the float64 reference.
 struct check_result {

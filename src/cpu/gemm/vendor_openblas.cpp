@@ -10,10 +10,12 @@
 namespace swath::gemm::cpu {
 
 void openblas(const problem& p, const operands& x, const launch_context&) {
-  SWATH_EXPECTS(p.m <= 0x7fffffff && p.n <= 0x7fffffff && p.k <= 0x7fffffff, "BLAS takes 32-bit extents");
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(p.m), static_cast<int>(p.n),
-              static_cast<int>(p.k), 1.0f, x.a, static_cast<int>(p.k), x.b, static_cast<int>(p.n), 0.0f, x.c,
-              static_cast<int>(p.n));
+  SWATH_EXPECTS(p.m <= 0x7fffffff && p.n <= 0x7fffffff && p.k <= 0x7fffffff && p.lda <= 0x7fffffff &&
+                    p.ldb <= 0x7fffffff && p.ldc <= 0x7fffffff,
+                "BLAS takes 32-bit extents and leading dimensions");
+  cblas_sgemm(CblasRowMajor, p.trans_a ? CblasTrans : CblasNoTrans, p.trans_b ? CblasTrans : CblasNoTrans,
+              static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), p.alpha, x.a,
+              static_cast<int>(p.lda), x.b, static_cast<int>(p.ldb), p.beta, x.c, static_cast<int>(p.ldc));
 }
 
 }  // namespace swath::gemm::cpu
