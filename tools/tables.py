@@ -62,12 +62,14 @@ def source_line(data, path):
 
 def summary_table(data):
     """Per problem: the best non-vendor step at the largest size, against the ceiling and the vendor."""
-    lines = ["| problem | size | best step | GB/s | % of ceiling | x vendor | vendor |",
+    lines = ["| problem | size | best step | rate | % of ceiling | x vendor | vendor |",
              "| --- | --- | --- | ---: | ---: | ---: | --- |"]
     rows = sr.largest_size_rows(data)
     for problem in dict.fromkeys(r["problem"] for r in rows):
         steps = [r for r in rows if r["problem"] == problem and not r["vendor"]]
-        best = max(steps, key=lambda r: r["gbps"])
+        # Compute-bound problems (gemm) by GFLOP/s, the rest by GB/s.
+        rate = "gflops" if any(r.get("bound") == "compute" for r in steps) else "gbps"
+        best = max(steps, key=lambda r: r[rate])
         size = best["size"]
         if plot.config_value(best, "input"):
             # Families measured on several inputs: the step whose slowest input is fastest, at that input.
@@ -78,7 +80,8 @@ def summary_table(data):
             best = max(slowest.values(), key=lambda r: r["gbps"])
             size = f"{best['size']} (slowest input: {plot.config_value(best, 'input')})"
         vendor = sr.short_name(best["vendor_baseline"]) if best.get("vendor_baseline") else "-"
-        lines.append(f"| {problem} | {size} | `{sr.short_name(best['variant'])}` | {best['gbps']:.0f} | "
+        shown = f"{best['gflops']:.0f} GFLOP/s" if rate == "gflops" else f"{best['gbps']:.0f} GB/s"
+        lines.append(f"| {problem} | {size} | `{sr.short_name(best['variant'])}` | {shown} | "
                      f"{fmt(best.get('percent_of_ceiling'), 1)} | {fmt(best.get('vendor_ratio'), 3) or '-'} | {vendor} |")
     return "\n".join(lines)
 

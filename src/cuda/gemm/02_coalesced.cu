@@ -1,6 +1,6 @@
 // CUDA step 2, the seed's coalescing fix without its transpose. The seed copied B into column-major
 // order so that a thread's dot product walked B contiguously; that transpose reads and writes all of B
-// once more (8·K·N bytes, ~0.5 ms for 8192² on an H200) and fixes the wrong thing: what matters is what
+// once more (8·K·N bytes, ~0.13 ms for 8192² on an H200) and fixes the wrong thing: what matters is what
 // the 32 threads of a warp read *together*. Swapping the index mapping (threadIdx.x → column j) does it
 // for free: at each k a warp reads 32 consecutive floats of a row of B (one 128-byte line), one element
 // of A (a broadcast), and writes 32 consecutive elements of C.
