@@ -20,13 +20,7 @@ bench::check_result check_once(const variant& v, const problem& p) {
   return testing::check_once(make_trial(v, p, testing::fresh_options()));
 }
 
-std::vector<std::string> names_on(backend where) {
-  std::vector<std::string> names;
-  for (const variant& v : variants()) {
-    if (v.info.where == where) names.emplace_back(v.info.name);
-  }
-  return names;
-}
+std::vector<std::string> names_on(backend where) { return testing::variant_names(variants(), where); }
 
 void check_ragged_sizes(const variant& v) {
   for (const auto& size : {bench::size_spec{{1}}, bench::size_spec{{1, 7, 3}}, bench::size_spec{{7, 1, 5}},

@@ -24,13 +24,7 @@ bench::check_result check_once(const variant& v, const problem& p) {
   return testing::check_once(make_trial(v, p, testing::fresh_options()));
 }
 
-std::vector<std::string> names_on(backend where) {
-  std::vector<std::string> names;
-  for (const variant& v : variants()) {
-    if (v.info.where == where) names.emplace_back(v.info.name);
-  }
-  return names;
-}
+std::vector<std::string> names_on(backend where) { return testing::variant_names(variants(), where); }
 
 problem with_length(const variant& v, std::int64_t n, const std::string& config) {
   problem p = make_problem(v, {{{1}}, config});

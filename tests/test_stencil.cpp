@@ -43,13 +43,7 @@ TEST_P(StencilVariant, MatchesTheReferenceInEveryConfiguration) {
   }
 }
 
-std::vector<std::string> names_on(backend where) {
-  std::vector<std::string> names;
-  for (const variant& v : variants()) {
-    if (v.info.where == where) names.emplace_back(v.info.name);
-  }
-  return names;
-}
+std::vector<std::string> names_on(backend where) { return testing::variant_names(variants(), where); }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, StencilVariant, ::testing::ValuesIn(names_on(backend::cpu)), testing::variant_test_name);
 

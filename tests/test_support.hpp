@@ -36,11 +36,20 @@ inline bench::check_result check_once(const std::unique_ptr<bench::trial>& trial
   return trial->check();
 }
 
-// The names of a family's table, optionally only one backend's.
+// The names of a family's table, or of one backend's rows.
 template <class Record>
 std::vector<std::string> variant_names(std::span<const Record> table) {
   std::vector<std::string> names;
   for (const Record& v : table) names.emplace_back(v.info.name);
+  return names;
+}
+
+template <class Record>
+std::vector<std::string> variant_names(std::span<const Record> table, backend where) {
+  std::vector<std::string> names;
+  for (const Record& v : table) {
+    if (v.info.where == where) names.emplace_back(v.info.name);
+  }
   return names;
 }
 

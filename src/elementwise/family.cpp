@@ -1,7 +1,5 @@
 // The elementwise family as the benchmark runner and the tests see it: problems from sizes, input
 // sets in the right memory, poisoned outputs, and the check against the float64 reference.
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -70,25 +68,12 @@ struct input_set {
 class elementwise_trial final : public bench::trial {
  public:
   elementwise_trial(const variant& v, const problem& p, const bench::trial_options& options)
-      : variant_(v), problem_(p), options_(options), where_(place(v)) {
-    const support supported = v.supports(p);
-    SWATH_EXPECTS(supported.ok(), std::string(v.info.name) + " cannot run this problem: " + std::string(supported.why));
-    if (v.info.where == backend::cuda) {
-      std::string why;
-      const auto gpu = query_gpu(&why);
-      if (!gpu) throw usage_error(std::string(v.info.name) + " needs a CUDA device: " + why);
-      launch_.sm_count = gpu->sm_count;
-    }
-    launch_.cpu_threads = omp_get_max_threads();
+      : variant_(v), problem_(p), options_(options), where_(place(v)), launch_(bench::prepare_launch(v.info, v.supports(p))) {
     const std::int64_t set_bytes = footprint();
-    int count = 1;
-    if (!is_transfer(v.op) && options.rotate_until_bytes > set_bytes) {
-      count = static_cast<int>(std::min<std::int64_t>((options.rotate_until_bytes + set_bytes - 1) / set_bytes,
-                                                      options.max_sets));
-    }
+    const int count = is_transfer(v.op) ? 1 : bench::wanted_sets(options, set_bytes);
+    const memory_kind memory = v.info.where == backend::cuda ? memory_kind::device : memory_kind::host;
     for (int set = 0; set < count; ++set) {
-      // Extra sets are an optimisation of the measurement; stop adding them when memory runs short.
-      if (set > 0 && !room_for_another_set(set_bytes)) break;
+      if (set > 0 && !bench::room_for_another_set(memory, set, set_bytes)) break;
       sets_.push_back(allocate_set(set));
     }
   }
@@ -144,12 +129,6 @@ class elementwise_trial final : public bench::trial {
   [[nodiscard]] std::int64_t footprint() const {
     const auto elements = static_cast<std::int64_t>(sizeof(float)) * problem_.allocated();
     return (where_.has_b ? 3 : 2) * elements;
-  }
-
-  [[nodiscard]] bool room_for_another_set(std::int64_t set_bytes) const {
-    const std::int64_t in_use = static_cast<std::int64_t>(sets_.size()) * set_bytes;
-    if (variant_.info.where == backend::cuda) return in_use + set_bytes < gpu_free_memory_bytes() / 2;
-    return in_use + set_bytes < query_cpu().memory_bytes / 4;
   }
 
   void fill(buffer<float>& target, std::uint64_t seed) {

@@ -44,16 +44,11 @@ float input(std::uint64_t seed, std::int64_t index) {
 class gemm_trial final : public bench::trial {
  public:
   gemm_trial(const variant& v, const problem& p, const bench::trial_options& options)
-      : variant_(v), problem_(p), seed_(options.seed), on_device_(v.info.where == backend::cuda) {
-    const support supported = v.supports(p);
-    SWATH_EXPECTS(supported.ok(), std::string(v.info.name) + " cannot run this problem: " + std::string(supported.why));
-    if (on_device_) {
-      std::string why;
-      const auto gpu = query_gpu(&why);
-      if (!gpu) throw usage_error(std::string(v.info.name) + " needs a CUDA device: " + why);
-      launch_.sm_count = gpu->sm_count;
-    }
-    launch_.cpu_threads = omp_get_max_threads();
+      : variant_(v),
+        problem_(p),
+        seed_(options.seed),
+        on_device_(v.info.where == backend::cuda),
+        launch_(bench::prepare_launch(v.info, v.supports(p))) {
     const memory_kind where = on_device_ ? memory_kind::device : memory_kind::host;
     a_ = buffer<float>(where, static_cast<std::size_t>(stored(rows_of_a(p), cols_of_a(p), p.lda)));
     b_ = buffer<float>(where, static_cast<std::size_t>(stored(rows_of_b(p), cols_of_b(p), p.ldb)));
@@ -65,17 +60,18 @@ class gemm_trial final : public bench::trial {
   // beta = 0: C is only written, so all of it is poisoned. beta ≠ 0: C is read too; its M × N elements
   // get their input values (C_in) and only the padding between rows is poisoned.
   void poison_outputs() override {
-    buffer<float> host(memory_kind::host, c_.size());
-    poison_host(host.data(), static_cast<std::int64_t>(host.size()));
+    buffer<float> staging;
+    float* c = c_.host_accessible() ? c_.data() : (staging = buffer<float>(memory_kind::host, c_.size())).data();
+    poison_host(c, static_cast<std::int64_t>(c_.size()));
     if (problem_.beta != 0) {
       const std::uint64_t seed = seed_c();
       const problem& p = problem_;
 #pragma omp parallel for schedule(static)
       for (std::int64_t i = 0; i < p.m; ++i) {
-        for (std::int64_t j = 0; j < p.n; ++j) host.data()[i * p.ldc + j] = input(seed, i * p.n + j);
+        for (std::int64_t j = 0; j < p.n; ++j) c[i * p.ldc + j] = input(seed, i * p.n + j);
       }
     }
-    copy(c_, host);
+    if (!c_.host_accessible()) copy(c_, staging);
   }
   void run(int) override { variant_.run(problem_, operands{a_.data(), b_.data(), c_.data()}, launch_); }
   [[nodiscard]] bool timed_on_device() const override { return on_device_; }
@@ -83,10 +79,10 @@ class gemm_trial final : public bench::trial {
   bench::check_result check() override {
     if (on_device_) device_synchronize();
     const problem& p = problem_;
-    buffer<float> a_host = to_host(a_), b_host = to_host(b_), c_host = to_host(c_);
-    const float* a = a_host.data();
-    const float* b = b_host.data();
-    const float* c = c_host.data();
+    buffer<float> a_copy, b_copy, c_copy;
+    const float* a = host_view(a_, a_copy);
+    const float* b = host_view(b_, b_copy);
+    const float* c = host_view(c_, c_copy);
     const std::uint64_t sc = seed_c();
     // The float64 reference of C[i][j] at the flat index i·ldc + j.
     const auto reference = [&](std::int64_t index) {
@@ -152,10 +148,12 @@ class gemm_trial final : public bench::trial {
       copy(target, host);
     }
   }
-  static buffer<float> to_host(const buffer<float>& source) {
-    buffer<float> host(memory_kind::host, source.size());
-    copy(host, source);
-    return host;
+  // The buffer's elements readable on the host: itself, or a copy in `copy_to` when on the device.
+  static const float* host_view(const buffer<float>& source, buffer<float>& copy_to) {
+    if (source.host_accessible()) return source.data();
+    copy_to = buffer<float>(memory_kind::host, source.size());
+    copy(copy_to, source);
+    return copy_to.data();
   }
 
   variant variant_;

@@ -150,24 +150,15 @@ struct input_set {
 class histogram_trial final : public bench::trial {
  public:
   histogram_trial(const variant& v, const problem& p, const bench::trial_options& options)
-      : variant_(v), problem_(p), options_(options), on_device_(v.info.where == backend::cuda) {
-    const support supported = v.supports(p);
-    SWATH_EXPECTS(supported.ok(), std::string(v.info.name) + " cannot run this problem: " + std::string(supported.why));
-    if (on_device_) {
-      std::string why;
-      const auto gpu = query_gpu(&why);
-      if (!gpu) throw usage_error(std::string(v.info.name) + " needs a CUDA device: " + why);
-      launch_.sm_count = gpu->sm_count;
-    }
-    launch_.cpu_threads = omp_get_max_threads();
+      : variant_(v),
+        problem_(p),
+        options_(options),
+        on_device_(v.info.where == backend::cuda),
+        launch_(bench::prepare_launch(v.info, v.supports(p))) {
     const std::int64_t set_bytes = p.n * p.sample_bytes() + p.misalign + 8 * (p.bins + 1);
-    int count = 1;
-    if (options.rotate_until_bytes > set_bytes) {
-      count = static_cast<int>(
-          std::min<std::int64_t>((options.rotate_until_bytes + set_bytes - 1) / set_bytes, options.max_sets));
-    }
+    const int count = bench::wanted_sets(options, set_bytes);
     for (int set = 0; set < count; ++set) {
-      if (set > 0 && !room_for_another_set(set, set_bytes)) break;
+      if (set > 0 && !bench::room_for_another_set(samples_memory(), set, set_bytes)) break;
       sets_.push_back(allocate_set(set));
     }
   }
@@ -229,17 +220,16 @@ class histogram_trial final : public bench::trial {
  private:
   [[nodiscard]] const void* samples_of(const input_set& set) const { return set.storage.data() + problem_.misalign; }
 
-  [[nodiscard]] bool room_for_another_set(int sets, std::int64_t set_bytes) const {
-    const std::int64_t in_use = sets * set_bytes;
-    if (on_device_ && !variant_.samples_on_host) return in_use + set_bytes < gpu_free_memory_bytes() / 2;
-    return in_use + set_bytes < query_cpu().memory_bytes / 4;
+  // Where the samples live: the CPU steps' host memory, a CUDA step's device memory, or pinned host
+  // memory for the steps that read them across the host link.
+  [[nodiscard]] memory_kind samples_memory() const {
+    if (!on_device_) return memory_kind::host;
+    return variant_.samples_on_host ? memory_kind::pinned_host : memory_kind::device;
   }
 
   input_set allocate_set(int set) {
     const memory_kind counts_in = on_device_ ? memory_kind::device : memory_kind::host;
-    const memory_kind samples_in = !on_device_ ? memory_kind::host
-                                   : variant_.samples_on_host ? memory_kind::pinned_host
-                                                              : memory_kind::device;
+    const memory_kind samples_in = samples_memory();
     const auto bytes = static_cast<std::size_t>(problem_.n * problem_.sample_bytes() + problem_.misalign);
     input_set made{buffer<std::uint8_t>(samples_in, std::max<std::size_t>(bytes, 1)),
                    buffer<std::uint64_t>(counts_in, static_cast<std::size_t>(problem_.bins + 1))};

@@ -121,30 +121,17 @@ template <class T>
 class stencil_trial final : public bench::trial {
  public:
   stencil_trial(const variant& v, const problem& p, const bench::trial_options& options)
-      : variant_(v), problem_(p), options_(options) {
-    const support supported = v.supports(p);
-    SWATH_EXPECTS(supported.ok(), std::string(v.info.name) + " cannot run this problem: " + std::string(supported.why));
+      : variant_(v), problem_(p), options_(options), launch_(bench::prepare_launch(v.info, v.supports(p))) {
     const bool gpu = v.info.where == backend::cuda;
-    if (gpu) {
-      std::string why;
-      const auto device = query_gpu(&why);
-      if (!device) throw usage_error(std::string(v.info.name) + " needs a CUDA device: " + why);
-      launch_.sm_count = device->sm_count;
-    }
-    launch_.cpu_threads = omp_get_max_threads();
     const auto count = static_cast<std::size_t>(p.points());
     const auto set_bytes = static_cast<std::int64_t>(2 * count * sizeof(T));
-    int sets = 1;
-    if (options.rotate_until_bytes > set_bytes) {
-      sets = static_cast<int>(std::min<std::int64_t>((options.rotate_until_bytes + set_bytes - 1) / set_bytes,
-                                                     options.max_sets));
-    }
+    const int sets = bench::wanted_sets(options, set_bytes);
     const memory_kind kind = gpu ? memory_kind::device : memory_kind::host;
     buffer<T> staging;  // device inputs are drawn on the host (double too) and copied up
     if (gpu) staging = buffer<T>(memory_kind::host, count);
     for (int set = 0; set < sets; ++set) {
       // Extra sets only sharpen the measurement; stop adding them when device memory runs short.
-      if (gpu && set > 0 && (static_cast<std::int64_t>(set) + 1) * set_bytes > gpu_free_memory_bytes() / 2) break;
+      if (gpu && set > 0 && !bench::room_for_another_set(memory_kind::device, set, set_bytes)) break;
       inputs_.emplace_back(kind, count);
       outputs_.emplace_back(kind, count);
       if (gpu) {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "swath/core/buffer.hpp"
 #include "swath/registry.hpp"
 
 namespace swath::bench {
@@ -68,6 +69,18 @@ struct trial_options {
   std::int64_t rotate_until_bytes = 0;
   int max_sets = 64;
 };
+
+// What every family's trial does first (src/bench/trial.cpp).
+// The launch context for a variant: throws precondition_error naming the variant when it cannot run the
+// problem (`supported`), usage_error when it needs a CUDA device and there is none; the SM count and
+// the OpenMP threads filled in.
+launch_context prepare_launch(const variant_info& variant, const support& supported);
+// Input sets to allocate: enough that together they exceed options.rotate_until_bytes, at most
+// options.max_sets, at least one.
+int wanted_sets(const trial_options& options, std::int64_t set_bytes);
+// Whether one more set of set_bytes fits beside `sets` of them: extra sets only sharpen the measurement,
+// so they stay within half the free device memory, or a quarter of the host's.
+bool room_for_another_set(memory_kind where, int sets, std::int64_t set_bytes);
 
 // One variant at one size, with its data allocated and filled.
 class trial {
