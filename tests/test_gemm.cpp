@@ -24,9 +24,13 @@ std::vector<std::string> names_on(backend where) { return testing::variant_names
 
 void check_ragged_sizes(const variant& v) {
   for (const auto& size : {bench::size_spec{{1}}, bench::size_spec{{1, 7, 3}}, bench::size_spec{{7, 1, 5}},
-                           bench::size_spec{{33, 17, 65}}, bench::size_spec{{257, 129, 131}}, bench::size_spec{{61, 3, 1000}}}) {
+                           bench::size_spec{{33, 17, 65}}, bench::size_spec{{257, 129, 131}}, bench::size_spec{{61, 3, 1000}},
+                           bench::size_spec{{300, 700, 40}}}) {
+    // The block orders: bands of 2 tiles of 128 over 6 tile columns, and of 4 (the last band 2 wide,
+    // walked bottom-up) for Zigzag.
     for (const char* layout : {"", "column_width=5 tile=7", "column_width=1 tile=1", "op=nt ld=padded",
-                               "op=tn alpha=0.5 beta=1.5", "op=tt alpha=2 beta=0.25 ld=padded", "beta=1 ld=padded"}) {
+                               "op=tn alpha=0.5 beta=1.5", "op=tt alpha=2 beta=0.25 ld=padded", "beta=1 ld=padded",
+                               "order=column column_width=256", "order=zigzag column_width=512 op=tn beta=1"}) {
       const problem p = make_problem(v, {size, layout});
       if (!v.supports(p).ok()) continue;
       const auto result = check_once(v, p);
@@ -51,6 +55,23 @@ TEST_P(GpuGemmVariant, MatchesTheReferenceAtRaggedSizes) {
 
 INSTANTIATE_TEST_SUITE_P(Gpu, GpuGemmVariant, ::testing::ValuesIn(names_on(backend::cuda)), testing::variant_test_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GpuGemmVariant);
+
+// Step 08 is compiled once per tile policy: every one at ragged sizes, in every op, and in a Zigzag
+// block order whose bands do not divide the tile grid.
+TEST(GpuGemmPolicies, EveryCompiledTileShapeMatchesTheReference) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const variant& v = find_variant("gemm/cuda/08_double_buffered");
+  for (const tile_policy& policy : tile_policies) {
+    const std::string name = policy_name(policy);
+    for (const auto& size : {bench::size_spec{{257, 129, 131}}, bench::size_spec{{300, 700, 37}}}) {
+      for (const std::string layout : {"", "op=tt ld=padded beta=1", "op=nt alpha=0.5", "order=zigzag column_width=300 op=tn"}) {
+        const problem p = make_problem(v, {size, "policy=" + name + " " + layout});
+        const auto result = check_once(v, p);
+        ASSERT_TRUE(result.passed()) << name << " " << size.text() << " " << layout << ": " << result.describe();
+      }
+    }
+  }
+}
 
 void skips_last_column(const problem& p, const operands& x, const launch_context& launch) {
   problem narrower = p;
@@ -118,7 +139,16 @@ TEST(GemmProblem, ModelWidthsAndWork) {
   EXPECT_FALSE(v.supports(general).ok());  // the column step computes C = A B only
   EXPECT_TRUE(plain(make_problem(v, {{{10, 20, 30}}, ""})));
   EXPECT_EQ(gemm_work(make_problem(v, {{{2, 3, 4}}, "beta=1"})).bytes, 4.0 * (2 * 4 + 4 * 3 + 2 * 2 * 3));
-  for (const char* bad : {"op=nx", "op=n", "alpha=x", "beta=inf", "beta=1e40", "ld=wide"}) {
+  EXPECT_EQ(general.order, problem::block_order::row);
+  EXPECT_EQ(make_problem(v, {{{10, 20, 30}}, "order=zigzag"}).order, problem::block_order::zigzag);
+  EXPECT_EQ(make_problem(v, {{{10, 20, 30}}, "policy=128x256x8"}).policy, (tile_policy{128, 256, 8}));
+  for (const tile_policy& policy : tile_policies) {  // the kernel's warp tiling and loaders need these
+    EXPECT_EQ(policy.block_m % 64, 0) << policy_name(policy);
+    EXPECT_EQ(policy.block_n % 32, 0) << policy_name(policy);
+    EXPECT_EQ(policy.block_k % 4, 0) << policy_name(policy);
+    EXPECT_LE(policy.threads(), 1024) << policy_name(policy);
+  }
+  for (const char* bad : {"op=nx", "op=n", "alpha=x", "beta=inf", "beta=1e40", "ld=wide", "order=diagonal", "policy=100x100x8"}) {
     EXPECT_THROW(make_problem(v, {{{10, 20, 30}}, bad}), usage_error) << bad;
   }
   EXPECT_NE(family().unsupported(v.info, {{{10, 10}}, ""}), "");

@@ -16,6 +16,17 @@
 
 namespace swath::gemm {
 
+// A block-tile shape of the tunable CUDA step (08): block_m × block_n tiles of C, K walked in slices of
+// block_k. Warps own 64 × 32 tiles, so block_m is a multiple of 64 and block_n of 32; the kernel is
+// compiled for each entry of tile_policies, and only those can be asked for.
+struct tile_policy {
+  int block_m = 0, block_n = 0, block_k = 0;
+  constexpr bool operator==(const tile_policy&) const = default;
+  [[nodiscard]] constexpr int threads() const { return block_m / 64 * (block_n / 32) * 32; }
+};
+inline constexpr tile_policy tile_policies[] = {{128, 128, 8}, {128, 128, 16}, {128, 256, 8}, {256, 128, 8}, {64, 128, 16}};
+std::string policy_name(const tile_policy& policy);  // "128x128x8"
+
 struct problem {
   std::int64_t m = 1, n = 1, k = 1;
   float alpha = 1, beta = 0;
@@ -24,9 +35,15 @@ struct problem {
   // Elements between the starts of consecutive rows of A, B and C as stored; at least their row
   // lengths (make_problem packs them unless told to pad).
   std::int64_t lda = 1, ldb = 1, ldc = 1;
-  std::int64_t column_width = 0;  // the column step's band of C and B columns (from the cache model unless given)
+  std::int64_t column_width = 0;  // the band of C and B columns (column step, block order); cache model unless given
   std::int64_t tile = 0;          // the tiled step's square tile
   double cache_bytes = 0;
+  // Which tile of C each thread block takes, in the CUDA steps that say so (schedule/block_order.hpp):
+  // row-major over the tile grid, or Column/Zigzag bands of column_width columns of C (rounded down to
+  // whole tiles, at least one). For CUDA variants column_width comes from the GPU's L2.
+  enum class block_order : int { row, column, zigzag };
+  block_order order = block_order::row;
+  tile_policy policy = tile_policies[0];  // the tunable step's tile shape
 };
 
 // The stored shapes, and the elements of op(A) and op(B) wherever they are stored.

@@ -26,6 +26,10 @@ work_amount gemm_work(const problem& p) {
 
 support any_gemm(const problem&) { return support::yes(); }
 
+std::string policy_name(const tile_policy& policy) {
+  return std::to_string(policy.block_m) + "x" + std::to_string(policy.block_n) + "x" + std::to_string(policy.block_k);
+}
+
 support plain_gemm(const problem& p) {
   if (!plain(p)) return support::no("C = A B only (op=nn alpha=1 beta=0 ld=packed)");
   return support::yes();
@@ -174,9 +178,9 @@ class gemm_family final : public bench::family {
   [[nodiscard]] std::vector<bench::size_spec> default_sizes(const variant_info& info) const override {
     if (info.where == backend::cuda) {
       // The SGEMM targets' sizes: 4096³ and 8192³, and the ragged 4095³, 1000 × 3000 × 700 and
-      // 8191 × 257 × 4099. The naive steps (well under 1% of the FP32 peak at 8192³: seconds a run)
-      // skip the two largest.
-      if (info.vendor) return {{{4096, 4096, 4096}}, {{8192, 8192, 8192}}, {{4095, 4095, 4095}}, {{1000, 3000, 700}}, {{8191, 257, 4099}}};
+      // 8191 × 257 × 4099. Steps 01-02 (1-10% of the FP32 peak: seconds a run at 8192³) skip the two
+      // largest.
+      if (info.vendor || (info.name != "gemm/cuda/01_naive" && info.name != "gemm/cuda/02_coalesced")) return {{{4096, 4096, 4096}}, {{8192, 8192, 8192}}, {{4095, 4095, 4095}}, {{1000, 3000, 700}}, {{8191, 257, 4099}}};
       return {{{4096, 4096, 4096}}, {{4095, 4095, 4095}}, {{1000, 3000, 700}}};
     }
     // The naive step is ~1 GFLOP/s: it gets the small sizes only. 1024³ puts B (4 MiB) past a 2 MiB L2.
@@ -186,14 +190,16 @@ class gemm_family final : public bench::family {
   [[nodiscard]] std::string_view size_help() const override { return "MxNxK (C is M x N, the inner dimension K), or N for N^3"; }
   [[nodiscard]] std::string_view parameter_help() const override {
     return "op=nn|nt|tn|tt (op(A), op(B): n as stored, t transposed), alpha=X, beta=X, ld=packed|padded (rows "
-           "padded by 7 elements), column_width=model|N, tile=model|N, cache=L1|L2|L3|<bytes>[K|M|G]";
+           "padded by 7 elements), order=row|column|zigzag (CUDA block order), policy=auto|MxNxK (step 08's block tile), column_width=model|N, tile=model|N, "
+           "cache=L1|L2|L3|<bytes>[K|M|G] (a CUDA step's L2 is the GPU's)";
   }
   [[nodiscard]] std::vector<std::string> configurations(const variant_info&,
                                                         const std::vector<bench::parameter_choice>& chosen) const override {
     std::vector<std::string> configs = {""};
     for (const auto& choice : chosen) {
       if (choice.key != "column_width" && choice.key != "tile" && choice.key != "cache" && choice.key != "op" &&
-          choice.key != "alpha" && choice.key != "beta" && choice.key != "ld") {
+          choice.key != "alpha" && choice.key != "beta" && choice.key != "ld" && choice.key != "order" &&
+          choice.key != "policy") {
         throw usage_error("unknown gemm parameter '" + choice.key + "' (" + std::string(parameter_help()) + ")");
       }
       std::vector<std::string> product;
@@ -227,7 +233,7 @@ class gemm_family final : public bench::family {
 
 }  // namespace
 
-problem make_problem(const variant&, const bench::problem_spec& spec) {
+problem make_problem(const variant& v, const bench::problem_spec& spec) {
   const auto& e = spec.size.extents;
   SWATH_EXPECTS(e.size() == 3 || e.size() == 1, "gemm takes a size MxNxK or N");
   problem p;
@@ -235,7 +241,8 @@ problem make_problem(const variant&, const bench::problem_spec& spec) {
   p.n = e.size() == 3 ? e[1] : e[0];
   p.k = e.size() == 3 ? e[2] : e[0];
   const auto values = bench::parse_config(spec.config, {{"column_width", "model"}, {"tile", "model"}, {"cache", "L2"},
-                                                        {"op", "nn"}, {"alpha", "1"}, {"beta", "0"}, {"ld", "packed"}});
+                                                        {"op", "nn"}, {"alpha", "1"}, {"beta", "0"}, {"ld", "packed"},
+                                                        {"order", "row"}, {"policy", "auto"}});
   const std::string& op = values.at("op");
   if (op.size() != 2 || (op[0] != 'n' && op[0] != 't') || (op[1] != 'n' && op[1] != 't')) {
     throw usage_error("gemm op='" + op + "' is not one of nn, nt, tn, tt");
@@ -253,10 +260,40 @@ problem make_problem(const variant&, const bench::problem_spec& spec) {
   p.lda = cols_of_a(p) + pad;
   p.ldb = cols_of_b(p) + pad;
   p.ldc = p.n + pad;
-  const cache_size cache = parse_cache_size(values.at("cache"));
+  const std::string& order = values.at("order");
+  if (order != "row" && order != "column" && order != "zigzag") {
+    throw usage_error("gemm order='" + order + "' is not row, column or zigzag");
+  }
+  p.order = order == "row" ? problem::block_order::row
+                           : (order == "column" ? problem::block_order::column : problem::block_order::zigzag);
+  const std::string& policy = values.at("policy");
+  if (policy != "auto") {
+    bool known = false;
+    for (const tile_policy& candidate : tile_policies) {
+      if (policy_name(candidate) == policy) {
+        p.policy = candidate;
+        known = true;
+      }
+    }
+    if (!known) {
+      std::string names;
+      for (const tile_policy& candidate : tile_policies) names += " " + policy_name(candidate);
+      throw usage_error("gemm policy='" + policy + "' is not auto or one of the compiled tile shapes:" + names);
+    }
+  }
+  // A CUDA step's cache is the GPU's L2 (shared by every SM), a CPU step's this CPU's.
+  const bool on_gpu = v.info.where == backend::cuda;
+  cache_size cache;
+  if (on_gpu && values.at("cache") == "L2") {
+    const auto gpu = query_gpu();
+    cache.bytes = gpu ? static_cast<double>(gpu->l2_bytes) : 50.0 * 1024 * 1024;  // no GPU: an H100's, for listing
+  } else {
+    cache = parse_cache_size(values.at("cache"));
+  }
   p.cache_bytes = cache.bytes;
   // The thesis: M = u (h c + w ceil(t/c)) with h = K rows of B and w = K, the A row each thread holds.
-  const schedule::matmul_footprint footprint{cache.bytes, 4, p.k, p.k, omp_get_max_threads()};
+  // On the GPU the rows of A in flight are the resident blocks' tiles, small beside the band: t = 1.
+  const schedule::matmul_footprint footprint{cache.bytes, 4, p.k, p.k, on_gpu ? 1 : omp_get_max_threads()};
   p.column_width = values.at("column_width") == "model" ? schedule::matmul_column_width(footprint)
                                                         : bench::parse_positive("column_width", values.at("column_width"));
   p.column_width = std::clamp<std::int64_t>(p.column_width, 1, p.n);

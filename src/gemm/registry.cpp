@@ -23,6 +23,12 @@ const variant table[] = {
 #if SWATH_WITH_CUDA
   {{"gemm/cuda/01_naive",       cuda, "the seed's kernel: one thread per C element, warps down C's columns", "sgemm", per_k, false, device_memory}, any_gemm, cuda::naive, gemm_work},
   {{"gemm/cuda/02_coalesced",   cuda, "warps along C's rows: B and C accesses coalesced, no transpose",      "sgemm", per_k, false, device_memory}, any_gemm, cuda::coalesced, gemm_work},
+  {{"gemm/cuda/03_smem_tiled",   cuda, "32 x 32 tiles of op(A) and op(B) in shared memory, one C element a thread", "sgemm", per_k, false, device_memory}, any_gemm, cuda::smem_tiled, gemm_work},
+  {{"gemm/cuda/04_blocktile_1d", cuda, "64 x 64 block tile, a column of 8 results a thread",                     "sgemm", per_k, false, device_memory}, any_gemm, cuda::blocktile_1d, gemm_work},
+  {{"gemm/cuda/05_blocktile_2d", cuda, "the seed's 8 x 8 register outer product, 128 x 128 block tile",          "sgemm", per_k, false, device_memory}, any_gemm, cuda::blocktile_2d, gemm_work},
+  {{"gemm/cuda/06_vectorized",  cuda, "16-byte loads, op(A) transposed in shared memory",                       "sgemm", per_k, false, device_memory}, any_gemm, cuda::vectorized, gemm_work},
+  {{"gemm/cuda/07_warptiled",   cuda, "64 x 32 warp tiles, 2 x 2 blocks of 4 x 4 a lane: conflict-free reads",  "sgemm", per_k, false, device_memory}, any_gemm, cuda::warptiled, gemm_work},
+  {{"gemm/cuda/08_double_buffered", cuda, "two shared panels, next slice's loads in flight; block order=row|column|zigzag", "sgemm", per_k, false, device_memory}, any_gemm, cuda::double_buffered, gemm_work},
   {{"gemm/cuda/vendor_cublas",  cuda, "cuBLAS: cublasSgemm, pedantic FP32 (no TF32)",                        "sgemm", per_k, true,  device_memory}, any_gemm, cuda::cublas_sgemm, gemm_work},
 #endif
 };

@@ -12,5 +12,11 @@ void openblas(const problem&, const operands&, const launch_context&);         /
 namespace swath::gemm::cuda {
 void naive(const problem&, const operands&, const launch_context&);            // 01_naive.cu
 void coalesced(const problem&, const operands&, const launch_context&);        // 02_coalesced.cu
+void smem_tiled(const problem&, const operands&, const launch_context&);       // 03_smem_tiled.cu
+void blocktile_1d(const problem&, const operands&, const launch_context&);     // 04_blocktile_1d.cu
+void blocktile_2d(const problem&, const operands&, const launch_context&);     // 05_blocktile_2d.cu
+void vectorized(const problem&, const operands&, const launch_context&);       // 06_vectorized.cu
+void warptiled(const problem&, const operands&, const launch_context&);        // 07_warptiled.cu
+void double_buffered(const problem&, const operands&, const launch_context&);  // 08_double_buffered.cu
 void cublas_sgemm(const problem&, const operands&, const launch_context&);     // vendor_cublas.cpp
 }  // namespace swath::gemm::cuda
