@@ -121,6 +121,23 @@ TEST(GemmCheck, LargeProblemsSampleRowsButSeeEveryUnwrittenElement) {
   EXPECT_GE(result.checked, 64 * p.n);
 }
 
+// A wrong value in a sampled row (the last row is always sampled) is found and located.
+void corrupts_last_element(const problem& p, const operands& x, const launch_context& launch) {
+  find_variant("gemm/cpu/03_column").run(p, x, launch);
+  x.c[(p.m - 1) * p.ldc + p.n - 1] *= 1.01f;
+}
+
+TEST(GemmCheck, SampledRowsFindAndLocateAWrongValue) {
+  variant broken = find_variant("gemm/cpu/03_column");
+  broken.run = corrupts_last_element;
+  const problem p = make_problem(broken, {{{1300, 1301, 1302}}, ""});
+  const auto result = check_once(broken, p);
+  EXPECT_FALSE(result.passed());
+  EXPECT_LT(result.checked, p.m * p.n);
+  EXPECT_NEAR(result.max_relative_error, 0.01, 1e-4);
+  EXPECT_EQ(result.worst_index, (p.m - 1) * p.ldc + p.n - 1);
+}
+
 TEST(GemmProblem, ModelWidthsAndWork) {
   const variant& v = find_variant("gemm/cpu/03_column");
   const problem p = make_problem(v, {{{100, 100000, 1024}}, "cache=2MiB"});
