@@ -6,6 +6,10 @@
 // __syncthreads per slice separates the two (a panel is only rewritten one barrier after everyone read
 // it). The micro-tiles and warp tiles are step 7's.
 //
+// The block tile is a tile_policy (policy=, gemm.hpp): the kernel is compiled for each entry of
+// tile_policies; slices 16 deep halve the per-slice overhead (barrier, loads, the transposing store)
+// relative to 8.
+//
 // The block order: a 1D grid of tiles_x × tiles_y blocks; block b takes the tile that the problem's
 // order (row-major, Column or Zigzag bands of column_width columns: schedule/block_order.hpp) maps b to.
 // Blocks run roughly in index order, so the order decides which tiles of A and B are in L2 together.
