@@ -73,6 +73,22 @@ TEST(GpuGemmPolicies, EveryCompiledTileShapeMatchesTheReference) {
   }
 }
 
+// Step 09's fast path takes interior blocks of 16-byte-aligned operands with K a multiple of 4: every op
+// (so both operands in both storage orders), K a multiple of 16, with a partial first slice (40 = 8 +
+// 2·16, 36 = 4 + 2·16), and one partial slice only (K = 4), next to ragged edge blocks.
+TEST(GpuGemmInteriorPath, EveryOpAndPartialSliceMatchesTheReference) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const variant& v = find_variant("gemm/cuda/09_interior_fast_path");
+  for (const auto& size : {bench::size_spec{{256, 384, 64}}, bench::size_spec{{300, 700, 40}},
+                           bench::size_spec{{384, 256, 36}}, bench::size_spec{{260, 130, 4}}}) {
+    for (const char* layout : {"", "op=nt", "op=tn alpha=0.5", "op=tt beta=1", "order=column column_width=128 op=nt beta=0.5"}) {
+      const problem p = make_problem(v, {size, layout});
+      const auto result = check_once(v, p);
+      ASSERT_TRUE(result.passed()) << size.text() << " " << layout << ": " << result.describe();
+    }
+  }
+}
+
 void skips_last_column(const problem& p, const operands& x, const launch_context& launch) {
   problem narrower = p;
   narrower.n = p.n - 1;

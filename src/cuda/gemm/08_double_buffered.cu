@@ -45,38 +45,16 @@ __global__ void __launch_bounds__(shape<BlockM, BlockN, BlockK>::threads, shape<
   using s = shape<BlockM, BlockN, BlockK>;
   using a_loader = typename s::a_loader;
   using b_loader = typename s::b_loader;
-  __shared__ __align__(16) float a_panels[2][BlockK * a_loader::pitch];
-  __shared__ __align__(16) float b_panels[2][BlockK * b_loader::pitch];
+  __shared__ __align__(16) float a_panels[2 * BlockK * a_loader::pitch];
+  __shared__ __align__(16) float b_panels[2 * BlockK * b_loader::pitch];
   const std::int64_t tiles_x = (p.n + BlockN - 1) / BlockN, tiles_y = (p.m + BlockM - 1) / BlockM;
   const schedule::tile_coordinate tile = tile_for_block(p, blockIdx.x, tiles_x, tiles_y, BlockN);
   const int t = static_cast<int>(threadIdx.x), warp = t / 32, lane = t % 32;
   const int row0 = warp / s::warps_n * s::warp_m + lane / 4 * 4;     // rows row0 + {0..3, 32..35}
   const int column0 = warp % s::warps_n * s::warp_n + lane % 4 * 4;  // columns column0 + {0..3, 16..19}
   const std::int64_t i0 = tile.y * BlockM, j0 = tile.x * BlockN;
-  a_loader a_load;
-  b_loader b_load;
-  a_load.load(a, 0, i0);
-  b_load.load(b, 0, j0);
-  a_load.store(a, a_panels[0]);
-  b_load.store(b, b_panels[0]);
-  __syncthreads();
   float sum[8][8] = {};
-  int current = 0;
-  for (std::int64_t k0 = 0; k0 < p.k; k0 += BlockK) {
-    const bool more = k0 + BlockK < p.k;
-    if (more) {  // in flight during the math below
-      a_load.load(a, k0 + BlockK, i0);
-      b_load.load(b, k0 + BlockK, j0);
-    }
-    multiply_panels<BlockK, a_loader::pitch, b_loader::pitch>(a_panels[current], b_panels[current], row0, 32, column0,
-                                                              16, sum);
-    if (more) {
-      a_load.store(a, a_panels[current ^ 1]);
-      b_load.store(b, b_panels[current ^ 1]);
-    }
-    __syncthreads();
-    current ^= 1;
-  }
+  double_buffered_slices<BlockM, BlockN, BlockK, s::threads>(p, a, b, a_panels, b_panels, i0, j0, 0, row0, column0, sum);
   store_micro_tile(p, c, c_vector_ok, i0 + row0, 32, j0 + column0, 16, sum);
 }
 

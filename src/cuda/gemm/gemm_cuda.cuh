@@ -190,6 +190,48 @@ __device__ __forceinline__ void store_micro_tile(const problem& p, float* c, boo
   }
 }
 
+// Step 08's main loop, from depth k_begin to K, for a BlockM × BlockN tile at (i0, j0): two panels of
+// each operand; the next slice's global loads are issued before the current slice's FMAs and stored into
+// the other panel after them, one barrier per slice. The caller has passed a barrier since anyone last
+// read the panels.
+template <int BlockM, int BlockN, int BlockK, int Threads>
+__device__ __forceinline__ void double_buffered_slices(const problem& p, const operand_view& a, const operand_view& b,
+                                                       float* a_panels, float* b_panels, std::int64_t i0,
+                                                       std::int64_t j0, std::int64_t k_begin, int row0, int column0,
+                                                       float (&sum)[8][8]) {
+  using a_loader = panel_loader<BlockK, BlockM, Threads>;
+  using b_loader = panel_loader<BlockK, BlockN, Threads>;
+  constexpr int a_size = BlockK * a_loader::pitch, b_size = BlockK * b_loader::pitch;
+  a_loader a_load;
+  b_loader b_load;
+  a_load.load(a, k_begin, i0);
+  b_load.load(b, k_begin, j0);
+  a_load.store(a, a_panels);
+  b_load.store(b, b_panels);
+  __syncthreads();
+  float* a_now = a_panels;
+  float* b_now = b_panels;
+  float* a_next = a_panels + a_size;
+  float* b_next = b_panels + b_size;
+  for (std::int64_t k0 = k_begin; k0 < p.k; k0 += BlockK) {
+    const bool more = k0 + BlockK < p.k;
+    if (more) {  // in flight during the math below
+      a_load.load(a, k0 + BlockK, i0);
+      b_load.load(b, k0 + BlockK, j0);
+    }
+    multiply_panels<BlockK, a_loader::pitch, b_loader::pitch>(a_now, b_now, row0, 32, column0, 16, sum);
+    if (more) {
+      a_load.store(a, a_next);
+      b_load.store(b, b_next);
+    }
+    __syncthreads();
+    float* swap = a_now;
+    a_now = a_next, a_next = swap;
+    swap = b_now;
+    b_now = b_next, b_next = swap;
+  }
+}
+
 // The tile of C that block `block` takes in a tiles_x × tiles_y grid, in the problem's block order.
 // Column and Zigzag bands are column_width columns of C wide, i.e. column_width / tile_width tiles
 // (at least one).
