@@ -89,7 +89,7 @@ def plot_steps(data, family, path):
     ax.set_xticks(range(len(rows)))
     ax.set_xticklabels([f"{sr.short_name(r['variant'])}\n{r['size']}{short_config(r)}" for r in rows], rotation=60,
                        ha="right", fontsize=7)
-    ax.set_ylabel("% of the measured ceiling that bounds it (bandwidth, or FP32 FMA)")
+    ax.set_ylabel("% of the bounding ceiling (bandwidth or FMA)")
     ax.set_ylim(0, max(r["percent_of_ceiling"] for r in rows) * 1.25)
     ax.set_title(f"{family} steps, {sr.device_name(data)}: % of ceiling; label = x vendor baseline, same run")
     handles = [plt.Rectangle((0, 0), 1, 1, color=colors[i % len(colors)]) for i in range(len(problems))]
