@@ -86,6 +86,11 @@ TEST(Cli, CudaWithoutAGpuIsAOneLineError) {
   expect_one_line_error("bench elementwise --device cuda", 2, "--device cuda");
 }
 
+TEST(Cli, TuneNamesWhatItCannotDo) {
+  expect_one_line_error("tune stencil", 2, "has no tuner");
+  if (!swath::testing::gpu_present()) expect_one_line_error("tune gemm", 2, "--device cuda");
+}
+
 TEST(Cli, OutOfMemoryIsAOneLineErrorAndLeavesNoResultFile) {
   const fs::path json = scratch_directory() / "oom.json";
   fs::remove(json);

@@ -16,6 +16,7 @@
 #include "swath/build_info.hpp"
 #include "swath/core/device.hpp"
 #include "swath/core/error.hpp"
+#include "swath/gemm_tuning.hpp"
 #include "swath/schedule/block_order.hpp"
 #include "swath/schedule/explain.hpp"
 
@@ -180,6 +181,77 @@ int run_bench(const bench_arguments& args, bool timed) {
   return success;
 }
 
+struct tune_arguments {
+  std::string family = "gemm";
+  std::vector<std::string> sizes;
+  int reps = 20;
+  std::string out;
+  bool quiet = false;
+};
+
+// swath tune gemm: every compiled tile policy of the tunable step at each size (verified, then timed
+// like bench), the fastest per size written where policy=auto reads it. A policy that fails
+// verification anywhere stops the tuner before it writes anything.
+int run_tune(const tune_arguments& args) {
+  if (args.family != "gemm") {
+    throw usage_error("swath tune: '" + args.family + "' has no tuner (gemm: the tile policies of gemm/cuda/08_double_buffered)");
+  }
+  const backend where = resolve_device("cuda");
+  const gemm::tuning defaults;
+  bench::run_options options;
+  options.families = {"gemm"};
+  options.sizes = parse_sizes(args.sizes.empty() ? std::vector<std::string>{"4096", "8192", "4095", "1000x3000x700",
+                                                                            "8191x257x4099"}
+                                                 : args.sizes);
+  std::string names;
+  for (const gemm::tile_policy& policy : gemm::tile_policies) names += (names.empty() ? "" : ",") + gemm::policy_name(policy);
+  options.parameters = {bench::parse_parameter("policy=" + names)};
+  options.variant_glob = defaults.variant;
+  options.where = where;
+  options.repetitions = args.reps;
+  options.progress = !args.quiet;
+  bench::check_plan(options);
+  const bench::ceilings limits = obtain_ceilings(where, true, false, options.progress);
+  const bench::run_report report = bench::run(options, limits);
+  std::fputs(bench::format_table(report).c_str(), stdout);
+  if (report.failures() > 0) {
+    std::fprintf(stderr, "swath: %d tile polic%s failed verification: nothing written\n", report.failures(),
+                 report.failures() == 1 ? "y" : "ies");
+    return verification_failed;
+  }
+  gemm::tuning found;
+  found.gpu = query_gpu()->name;
+  found.measured_at = report.started_at;
+  std::map<std::string, const bench::result_row*> best;  // by size text
+  std::vector<std::string> order;
+  for (const bench::result_row& row : report.rows) {
+    if (row.status != "ok") continue;
+    auto [at, inserted] = best.try_emplace(row.size, &row);
+    if (inserted) order.push_back(row.size);
+    if (row.gflops > at->second->gflops) at->second = &row;
+  }
+  std::printf("\n%-18s %-12s %10s\n", "size", "best policy", "GFLOP/s");
+  for (const std::string& size : order) {
+    const bench::result_row& row = *best.at(size);
+    const auto extents = bench::parse_size(size).extents;
+    gemm::tuned_size entry;
+    entry.m = extents[0];
+    entry.n = extents.size() == 3 ? extents[1] : extents[0];
+    entry.k = extents.size() == 3 ? extents[2] : extents[0];
+    const std::string policy = row.config.substr(row.config.find('=') + 1);
+    entry.policy = *gemm::find_policy(policy);
+    entry.gflops = row.gflops;
+    found.sizes.push_back(entry);
+    std::printf("%-18s %-12s %10.0f\n", size.c_str(), policy.c_str(), row.gflops);
+  }
+  if (found.sizes.empty()) throw usage_error("swath tune: no size could be run");
+  const std::string path = args.out.empty() ? gemm::tuning_path(found.gpu) : args.out;
+  gemm::write_tuning(path, found);
+  std::printf("wrote %s (policy=auto reads it%s)\n", path.c_str(),
+              args.out.empty() ? "" : " when SWATH_GEMM_TUNING names it");
+  return success;
+}
+
 void add_selection_options(CLI::App* command, bench_arguments& args) {
   command->add_option("family", args.family, "family name, or all")->capture_default_str();
   command->add_option("--size,-s", args.sizes,
@@ -332,6 +404,14 @@ int main(int argc, char** argv) {
   roofline->add_flag("--quick", roofline_quick, "smaller buffers, fewer repetitions");
   roofline->add_option("--json", roofline_json, "also write the ceilings to this file");
 
+  tune_arguments tune_args;
+  auto* tune = app.add_subcommand("tune", "search a family's tile parameters on this GPU and store the winners (gemm)");
+  tune->add_option("family", tune_args.family, "the family to tune: gemm")->capture_default_str();
+  tune->add_option("--size,-s", tune_args.sizes, "sizes to tune, repeatable (default: the SGEMM target sizes)");
+  tune->add_option("--reps,-r", tune_args.reps, "timed repetitions per case")->check(CLI::Range(1, 100000))->capture_default_str();
+  tune->add_option("--out,-o", tune_args.out, "write here instead of the cache file that policy=auto reads");
+  tune->add_flag("--quiet,-q", tune_args.quiet, "no progress line on stderr");
+
   explain_arguments explain_args;
   auto* schedule_command = app.add_subcommand("schedule", "the schedule layer and its cache model");
   schedule_command->require_subcommand(1);
@@ -365,7 +445,7 @@ int main(int argc, char** argv) {
     bool known = false;
     for (const CLI::App* sub : app.get_subcommands({})) known = known || sub->get_name() == command;
     if (!known) {
-      std::fprintf(stderr, "swath: error: unknown command '%s' (commands: info, list, verify, bench, roofline, schedule)\n",
+      std::fprintf(stderr, "swath: error: unknown command '%s' (commands: info, list, verify, bench, tune, roofline, schedule)\n",
                    command.c_str());
       return bad_input;
     }
@@ -401,6 +481,7 @@ int main(int argc, char** argv) {
       return success;
     }
     if (*verify) return run_bench(verify_args, false);
+    if (*tune) return run_tune(tune_args);
     if (*bench) return run_bench(bench_args, true);
     if (*roofline) {
       measure_and_cache_ceilings(roofline_device, roofline_quick, roofline_json);

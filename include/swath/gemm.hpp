@@ -26,7 +26,21 @@ struct tile_policy {
 };
 // The first is the default ("auto"): on an H200 it was the fastest at all five target sizes
 // (bench/results/nvidia-h200/2026-11-21-gemm-policies-96f0ee0c12cf.json).
+// The kernel's static rules: warp tiles of 64 × 32, chunks of four along either panel dimension, at
+// most 1024 threads, and the two double-buffered panels of each operand within 48 KiB of static
+// shared memory.
+constexpr bool compilable(const tile_policy& policy) {
+  const int panels_bytes = 2 * policy.block_k * ((policy.block_m + 4) + (policy.block_n + 4)) * 4;
+  return policy.block_m > 0 && policy.block_n > 0 && policy.block_k > 0 && policy.block_m % 64 == 0 &&
+         policy.block_n % 32 == 0 && policy.block_k % 4 == 0 && policy.threads() <= 1024 && panels_bytes <= 48 * 1024;
+}
 inline constexpr tile_policy tile_policies[] = {{128, 128, 16}, {128, 128, 8}, {128, 256, 8}, {256, 128, 8}, {64, 128, 16}};
+static_assert([] {
+  for (const tile_policy& policy : tile_policies) {
+    if (!compilable(policy)) return false;
+  }
+  return true;
+}(), "every compiled tile policy follows the kernel's rules");
 std::string policy_name(const tile_policy& policy);  // "128x128x8"
 
 struct problem {

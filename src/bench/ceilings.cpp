@@ -55,18 +55,17 @@ ceilings measure_ceilings(const measure_options& options, bool progress) {
   return values;
 }
 
-std::string ceilings_cache_path(const std::string& device) {
-  std::string directory;
+std::string cache_directory() {
   if (const char* explicit_dir = std::getenv("SWATH_CACHE_DIR"); explicit_dir != nullptr && *explicit_dir != 0) {
-    directory = explicit_dir;
-  } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != 0) {
-    directory = std::string(xdg) + "/swath";
-  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home != 0) {
-    directory = std::string(home) + "/.cache/swath";
-  } else {
-    directory = ".swath-cache";
+    return explicit_dir;
   }
-  return directory + "/ceilings-" + slug(device) + ".json";
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != 0) return std::string(xdg) + "/swath";
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != 0) return std::string(home) + "/.cache/swath";
+  return ".swath-cache";
+}
+
+std::string ceilings_cache_path(const std::string& device) {
+  return cache_directory() + "/ceilings-" + slug(device) + ".json";
 }
 
 void to_json(nlohmann::json& out, const ceilings& values) {

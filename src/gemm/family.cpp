@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <map>
 #include <string>
@@ -16,6 +17,7 @@
 #include "swath/core/error.hpp"
 #include "swath/core/poison.hpp"
 #include "swath/core/random.hpp"
+#include "swath/gemm_tuning.hpp"
 #include "swath/schedule/cache_model.hpp"
 
 namespace swath::gemm {
@@ -286,19 +288,21 @@ problem make_problem(const variant& v, const bench::problem_spec& spec) {
   }
   p.order = order == "row" ? problem::block_order::row
                            : (order == "column" ? problem::block_order::column : problem::block_order::zigzag);
+  // policy=auto: on a GPU, the tuner's choice for the nearest tuned size when `swath tune gemm` has
+  // written a tuning file for it; otherwise the first compiled policy.
   const std::string& policy = values.at("policy");
   if (policy != "auto") {
-    bool known = false;
-    for (const tile_policy& candidate : tile_policies) {
-      if (policy_name(candidate) == policy) {
-        p.policy = candidate;
-        known = true;
-      }
-    }
-    if (!known) {
+    const auto chosen = find_policy(policy);
+    if (!chosen) {
       std::string names;
       for (const tile_policy& candidate : tile_policies) names += " " + policy_name(candidate);
       throw usage_error("gemm policy='" + policy + "' is not auto or one of the compiled tile shapes:" + names);
+    }
+    p.policy = *chosen;
+  } else if (v.info.where == backend::cuda) {
+    if (const auto gpu = query_gpu()) {
+      const std::string path = tuning_path(gpu->name);
+      if (std::filesystem::exists(path)) p.policy = pick_policy(read_tuning(path), p.m, p.n, p.k);
     }
   }
   // A CUDA step's cache is the GPU's L2 (shared by every SM), a CPU step's this CPU's.

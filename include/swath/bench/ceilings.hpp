@@ -54,6 +54,7 @@ gpu_ceilings measure_gpu_ceilings(bool quick);
 cpu_ceilings measure_cpu_ceilings(bool quick);
 
 // Cache: one JSON file per device under $SWATH_CACHE_DIR, else $XDG_CACHE_HOME/swath, else ~/.cache/swath.
+std::string cache_directory();
 std::string ceilings_cache_path(const std::string& device);
 void save_ceilings(const ceilings& values);
 std::optional<ceilings> load_ceilings(const std::string& device);
