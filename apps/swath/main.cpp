@@ -200,12 +200,8 @@ int run_tune(const tune_arguments& args) {
   const gemm::tuning defaults;
   bench::run_options options;
   options.families = {"gemm"};
-  options.sizes = parse_sizes(args.sizes.empty() ? std::vector<std::string>{"4096", "8192", "4095", "1000x3000x700",
-                                                                            "8191x257x4099"}
-                                                 : args.sizes);
-  std::string names;
-  for (const gemm::tile_policy& policy : gemm::tile_policies) names += (names.empty() ? "" : ",") + gemm::policy_name(policy);
-  options.parameters = {bench::parse_parameter("policy=" + names)};
+  options.sizes = parse_sizes(args.sizes);  // none: the family's suite for the step (the SGEMM target sizes)
+  options.parameters = {bench::parse_parameter("policy=" + gemm::policy_names(","))};
   options.variant_glob = defaults.variant;
   options.where = where;
   options.repetitions = args.reps;

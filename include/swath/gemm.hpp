@@ -41,7 +41,8 @@ static_assert([] {
   }
   return true;
 }(), "every compiled tile policy follows the kernel's rules");
-std::string policy_name(const tile_policy& policy);  // "128x128x8"
+std::string policy_name(const tile_policy& policy);   // "128x128x8"
+std::string policy_names(std::string_view separator);  // every compiled policy's name
 
 struct problem {
   std::int64_t m = 1, n = 1, k = 1;

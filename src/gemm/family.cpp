@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,12 @@ support any_gemm(const problem&) { return support::yes(); }
 
 std::string policy_name(const tile_policy& policy) {
   return std::to_string(policy.block_m) + "x" + std::to_string(policy.block_n) + "x" + std::to_string(policy.block_k);
+}
+
+std::string policy_names(std::string_view separator) {
+  std::string names;
+  for (const tile_policy& policy : tile_policies) names += (names.empty() ? "" : std::string(separator)) + policy_name(policy);
+  return names;
 }
 
 support plain_gemm(const problem& p) {
@@ -288,28 +295,26 @@ problem make_problem(const variant& v, const bench::problem_spec& spec) {
   }
   p.order = order == "row" ? problem::block_order::row
                            : (order == "column" ? problem::block_order::column : problem::block_order::zigzag);
+  // A CUDA step's GPU, asked once: its L2 is the cache, and its tuning file (if any) picks policy=auto.
+  const bool on_gpu = v.info.where == backend::cuda;
+  const std::optional<gpu_info> gpu = on_gpu ? query_gpu() : std::nullopt;
   // policy=auto: on a GPU, the tuner's choice for the nearest tuned size when `swath tune gemm` has
   // written a tuning file for it; otherwise the first compiled policy.
   const std::string& policy = values.at("policy");
   if (policy != "auto") {
     const auto chosen = find_policy(policy);
     if (!chosen) {
-      std::string names;
-      for (const tile_policy& candidate : tile_policies) names += " " + policy_name(candidate);
-      throw usage_error("gemm policy='" + policy + "' is not auto or one of the compiled tile shapes:" + names);
+      throw usage_error("gemm policy='" + policy + "' is not auto or one of the compiled tile shapes: " +
+                        policy_names(" "));
     }
     p.policy = *chosen;
-  } else if (v.info.where == backend::cuda) {
-    if (const auto gpu = query_gpu()) {
-      const std::string path = tuning_path(gpu->name);
-      if (std::filesystem::exists(path)) p.policy = pick_policy(read_tuning(path), p.m, p.n, p.k);
-    }
+  } else if (gpu) {
+    const std::string path = tuning_path(gpu->name);
+    if (std::filesystem::exists(path)) p.policy = pick_policy(read_tuning(path), p.m, p.n, p.k);
   }
   // A CUDA step's cache is the GPU's L2 (shared by every SM), a CPU step's this CPU's.
-  const bool on_gpu = v.info.where == backend::cuda;
   cache_size cache;
   if (on_gpu && values.at("cache") == "L2") {
-    const auto gpu = query_gpu();
     cache.bytes = gpu ? static_cast<double>(gpu->l2_bytes) : 50.0 * 1024 * 1024;  // no GPU: an H100's, for listing
   } else {
     cache = parse_cache_size(values.at("cache"));

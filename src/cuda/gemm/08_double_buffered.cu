@@ -47,8 +47,7 @@ __global__ void __launch_bounds__(shape<BlockM, BlockN, BlockK>::threads, shape<
   using b_loader = typename s::b_loader;
   __shared__ __align__(16) float a_panels[2 * BlockK * a_loader::pitch];
   __shared__ __align__(16) float b_panels[2 * BlockK * b_loader::pitch];
-  const std::int64_t tiles_x = (p.n + BlockN - 1) / BlockN, tiles_y = (p.m + BlockM - 1) / BlockM;
-  const schedule::tile_coordinate tile = tile_for_block(p, blockIdx.x, tiles_x, tiles_y, BlockN);
+  const schedule::tile_coordinate tile = tile_for_block(p, blockIdx.x, BlockM, BlockN);
   const int t = static_cast<int>(threadIdx.x), warp = t / 32, lane = t % 32;
   const int row0 = warp / s::warps_n * s::warp_m + lane / 4 * 4;     // rows row0 + {0..3, 32..35}
   const int column0 = warp % s::warps_n * s::warp_n + lane % 4 * 4;  // columns column0 + {0..3, 16..19}
@@ -60,11 +59,9 @@ __global__ void __launch_bounds__(shape<BlockM, BlockN, BlockK>::threads, shape<
 
 template <int BlockM, int BlockN, int BlockK>
 void launch(const problem& p, const operands& x, cudaStream_t stream) {
-  const std::int64_t tiles = ((p.n + BlockN - 1) / BlockN) * ((p.m + BlockM - 1) / BlockM);
-  SWATH_EXPECTS(tiles <= 0x7fffffff, "gemm: more tiles of C than a grid holds");
-  double_buffered_kernel<BlockM, BlockN, BlockK><<<static_cast<unsigned>(tiles), shape<BlockM, BlockN, BlockK>::threads, 0,
-                                                   stream>>>(p, view_of_a(p, x.a), view_of_b(p, x.b), x.c,
-                                                             aligned16(x.c, p.ldc));
+  double_buffered_kernel<BlockM, BlockN, BlockK>
+      <<<blocks_for_tiles(p, BlockM, BlockN), shape<BlockM, BlockN, BlockK>::threads, 0, stream>>>(
+          p, view_of_a(p, x.a), view_of_b(p, x.b), x.c, aligned16(x.c, p.ldc));
   SWATH_CHECK_LAST();
 }
 

@@ -100,8 +100,7 @@ __global__ void __launch_bounds__(threads, 2) interior_fast_path_kernel(problem 
   constexpr int panel_size = block_k * pitch;
   __shared__ __align__(16) float a_panels[2 * panel_size];
   __shared__ __align__(16) float b_panels[2 * panel_size];
-  const std::int64_t tiles_x = (p.n + block_n - 1) / block_n, tiles_y = (p.m + block_m - 1) / block_m;
-  const schedule::tile_coordinate tile = tile_for_block(p, blockIdx.x, tiles_x, tiles_y, block_n);
+  const schedule::tile_coordinate tile = tile_for_block(p, blockIdx.x, block_m, block_n);
   const int t = static_cast<int>(threadIdx.x), warp = t / 32, lane = t % 32;
   const int row0 = warp / warps_n * warp_m + lane / 4 * 4;     // rows row0 + {0..3, 32..35}
   const int column0 = warp % warps_n * warp_n + lane % 4 * 4;  // columns column0 + {0..3, 16..19}
@@ -147,9 +146,7 @@ __global__ void __launch_bounds__(threads, 2) interior_fast_path_kernel(problem 
 }  // namespace
 
 void interior_fast_path(const problem& p, const operands& x, const launch_context& launch) {
-  const std::int64_t tiles = ((p.n + block_n - 1) / block_n) * ((p.m + block_m - 1) / block_m);
-  SWATH_EXPECTS(tiles <= 0x7fffffff, "gemm: more tiles of C than a grid holds");
-  interior_fast_path_kernel<<<static_cast<unsigned>(tiles), threads, 0, stream_of(launch)>>>(
+  interior_fast_path_kernel<<<blocks_for_tiles(p, block_m, block_n), threads, 0, stream_of(launch)>>>(
       p, view_of_a(p, x.a), view_of_b(p, x.b), x.c, aligned16(x.c, p.ldc));
   SWATH_CHECK_LAST();
 }

@@ -232,14 +232,24 @@ __device__ __forceinline__ void double_buffered_slices(const problem& p, const o
   }
 }
 
-// The tile of C that block `block` takes in a tiles_x × tiles_y grid, in the problem's block order.
-// Column and Zigzag bands are column_width columns of C wide, i.e. column_width / tile_width tiles
-// (at least one).
-__device__ __forceinline__ schedule::tile_coordinate tile_for_block(const problem& p, std::int64_t block,
-                                                                    std::int64_t tiles_x, std::int64_t tiles_y,
-                                                                    int tile_width) {
-  const schedule::extent2d tiles{tiles_x, tiles_y};
-  const std::int64_t band = p.column_width / tile_width > 1 ? p.column_width / tile_width : 1;
+// The grid of block_m × block_n tiles over C (partial tiles at the bottom and right edges).
+SWATH_HD_INLINE schedule::extent2d tile_grid(const problem& p, int block_m, int block_n) {
+  return {(p.n + block_n - 1) / block_n, (p.m + block_m - 1) / block_m};
+}
+
+// A 1D launch over that grid: one block per tile.
+inline unsigned blocks_for_tiles(const problem& p, int block_m, int block_n) {
+  const std::int64_t tiles = tile_grid(p, block_m, block_n).count();
+  SWATH_EXPECTS(tiles <= 0x7fffffff, "gemm: more tiles of C than a grid holds");
+  return static_cast<unsigned>(tiles);
+}
+
+// The tile of C that block `block` takes, in the problem's block order. Column and Zigzag bands are
+// column_width columns of C wide, i.e. column_width / block_n tiles (at least one).
+__device__ __forceinline__ schedule::tile_coordinate tile_for_block(const problem& p, std::int64_t block, int block_m,
+                                                                    int block_n) {
+  const schedule::extent2d tiles = tile_grid(p, block_m, block_n);
+  const std::int64_t band = p.column_width / block_n > 1 ? p.column_width / block_n : 1;
   switch (p.order) {
     case problem::block_order::column:
       return schedule::tile_of_block(schedule::column{band}, block, tiles);
