@@ -7,12 +7,14 @@
 #include "swath/elementwise.hpp"
 #include "swath/gemm.hpp"
 #include "swath/histogram.hpp"
+#include "swath/raytracer.hpp"
 #include "swath/stencil.hpp"
 
 namespace swath::bench {
 
 std::span<const family* const> families() {
-  static const family* const all[] = {&elementwise::family(), &stencil::family(), &gemm::family(), &histogram::family()};
+  static const family* const all[] = {&elementwise::family(), &stencil::family(), &gemm::family(), &histogram::family(),
+                                              &raytracer::family()};
   return all;
 }
 

@@ -14,6 +14,7 @@ std::string_view to_string(ceiling_kind kind) {
     case ceiling_kind::device_to_host: return "device_to_host";
     case ceiling_kind::host_memory: return "host_memory";
     case ceiling_kind::host_memory_one_core: return "host_memory_one_core";
+    case ceiling_kind::none: return "none";
   }
   return "?";
 }

@@ -3,6 +3,8 @@
 //   0 success, 1 a verification failed, 2 bad input, 3 out of memory, 4 CUDA or other runtime error.
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -17,6 +19,7 @@
 #include "swath/core/device.hpp"
 #include "swath/core/error.hpp"
 #include "swath/gemm_tuning.hpp"
+#include "swath/raytracer.hpp"
 #include "swath/schedule/block_order.hpp"
 #include "swath/schedule/explain.hpp"
 
@@ -248,6 +251,83 @@ int run_tune(const tune_arguments& args) {
   return success;
 }
 
+struct render_arguments {
+  std::string scene;
+  std::string out = "render.png";
+  int width = 0, height = 0, samples = 0;  // 0: the scene's own
+  std::int64_t spheres = -1;              // -1: the scene's own
+  std::string shading, shadows;
+  std::string device = "auto";
+  std::string variant;  // default: the BVH step of the device
+  int repeat = 1;
+  std::string json;
+  bool quiet = false;
+};
+
+// A bar on stderr that redraws in place on a terminal and prints nothing otherwise.
+class render_progress {
+ public:
+  render_progress(int total, bool enabled) : total_(total), enabled_(enabled && isatty(STDERR_FILENO) == 1) {}
+  void operator()(int done) const {
+    if (!enabled_) return;
+    const int filled = static_cast<int>(40LL * done / total_);
+    std::fprintf(stderr, "\r[%s%s] %3d%% of %d rows", std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                 std::string(static_cast<std::size_t>(40 - filled), ' ').c_str(), static_cast<int>(100LL * done / total_), total_);
+    if (done == total_) std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+  }
+
+ private:
+  int total_;
+  bool enabled_;
+};
+
+int run_render(const render_arguments& args) {
+  const backend where = resolve_device(args.device);
+  const std::string variant_name =
+      !args.variant.empty() ? args.variant : where == backend::cuda ? "raytracer/cuda/05_lbvh" : "raytracer/cpu/02_bvh_sah";
+  const raytracer::variant& v = raytracer::find_variant(variant_name);
+  if (v.info.where != where) {
+    throw usage_error(variant_name + " runs on the " + std::string(to_string(v.info.where)) + " (--device " +
+                      std::string(to_string(v.info.where)) + ")");
+  }
+  // The scene's own settings, then the flags over them; make_problem checks every value.
+  raytracer::render_settings settings = raytracer::load_scene(args.scene).defaults;
+  std::string config = "scene=" + args.scene;
+  if (args.spheres >= 0) config += " spheres=" + std::to_string(args.spheres);
+  if (args.samples > 0) config += " samples=" + std::to_string(args.samples);
+  if (!args.shading.empty()) config += " shading=" + args.shading;
+  if (!args.shadows.empty()) config += " shadows=" + args.shadows;
+  const int width = args.width > 0 ? args.width : settings.width, height = args.height > 0 ? args.height : settings.height;
+  const raytracer::problem p =
+      raytracer::make_problem({bench::parse_size(std::to_string(width) + "x" + std::to_string(height)), config});
+  if (const support s = v.supports(p); !s.ok()) throw usage_error(variant_name + " cannot render this scene: " + std::string(s.why));
+  if (!args.quiet) {
+    std::fprintf(stderr, "rendering %s: %zu spheres, %dx%d, %d sample%s per pixel, %s%s, with %s\n", args.scene.c_str(),
+                 p.scene_data->spheres.size(), width, height, p.settings.samples, p.settings.samples == 1 ? "" : "s",
+                 p.settings.mode == raytracer::shading::flat ? "flat shading" : "Phong",
+                 p.settings.mode == raytracer::shading::phong && p.settings.shadows ? " with shadows" : "", variant_name.c_str());
+  }
+  std::vector<raytracer::rgba> pixels;
+  const render_progress progress(height, !args.quiet);
+  const raytracer::render_stats stats = raytracer::render(v, p, pixels, progress, args.repeat);
+  raytracer::write_png(args.out, pixels, width, height);
+  std::printf("%llu rays in %.3f ms: %.3f G rays/s%s", static_cast<unsigned long long>(stats.rays), stats.trace_s * 1e3,
+              static_cast<double>(stats.rays) / stats.trace_s * 1e-9, args.repeat > 1 ? " (median of the repeats)" : "");
+  if (stats.build_s > 1e-5) std::printf("; tree build %.3f ms", stats.build_s * 1e3);
+  std::printf("\nwrote %s\n", args.out.c_str());
+  if (!args.json.empty()) {
+    const nlohmann::json record = {
+        {"variant", variant_name}, {"scene", args.scene}, {"spheres", p.scene_data->spheres.size()},
+        {"width", width}, {"height", height}, {"samples", p.settings.samples}, {"shadows", p.settings.shadows},
+        {"repetitions", args.repeat}, {"rays", stats.rays}, {"build_ms", stats.build_s * 1e3},
+        {"trace_ms", stats.trace_s * 1e3}, {"grays_per_s", static_cast<double>(stats.rays) / stats.trace_s * 1e-9},
+        {"environment", bench::environment_json()}};
+    bench::write_file_atomically(args.json, record.dump(2) + "\n");
+  }
+  return success;
+}
+
 void add_selection_options(CLI::App* command, bench_arguments& args) {
   command->add_option("family", args.family, "family name, or all")->capture_default_str();
   command->add_option("--size,-s", args.sizes,
@@ -408,6 +488,25 @@ int main(int argc, char** argv) {
   tune->add_option("--out,-o", tune_args.out, "write here instead of the cache file that policy=auto reads");
   tune->add_flag("--quiet,-q", tune_args.quiet, "no progress line on stderr");
 
+  render_arguments render_args;
+  auto* render = app.add_subcommand("render", "render a scene of spheres to PNG and print the rays per second");
+  render->add_option("--scene", render_args.scene, "a scene file (JSON), or the name of a shipped one: seed, spheres, random")->required();
+  render->add_option("--out,-o", render_args.out, "the PNG to write")->capture_default_str();
+  render->add_option("--width", render_args.width, "image width (default: the scene's)")->check(CLI::Range(1, 65536));
+  render->add_option("--height", render_args.height, "image height (default: the scene's)")->check(CLI::Range(1, 65536));
+  render->add_option("--spp,--samples", render_args.samples, "samples per pixel (default: the scene's)")->check(CLI::Range(1, 1024));
+  render->add_option("--spheres", render_args.spheres, "the count of the scene's random generator")->check(CLI::Range(0, 100000000));
+  render->add_option("--shading", render_args.shading, "flat (the seed's) or phong")->check(CLI::IsMember({"flat", "phong"}));
+  render->add_option("--shadows", render_args.shadows, "on or off")->check(CLI::IsMember({"on", "off"}));
+  render->add_option("--device,-d", render_args.device, "cpu, cuda, or auto (the GPU when there is one)")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->capture_default_str();
+  render->add_option("--variant,-v", render_args.variant,
+                     "the step to render with (default: raytracer/cuda/05_lbvh on a GPU, raytracer/cpu/02_bvh_sah on the CPU)");
+  render->add_option("--repeat,-r", render_args.repeat, "time this many frames and report the medians")->check(CLI::Range(1, 10000))->capture_default_str();
+  render->add_option("--json", render_args.json, "also write the figures (rays, build and frame times, the machine) as JSON");
+  render->add_flag("--quiet,-q", render_args.quiet, "no progress bar on stderr");
+
   explain_arguments explain_args;
   auto* schedule_command = app.add_subcommand("schedule", "the schedule layer and its cache model");
   schedule_command->require_subcommand(1);
@@ -441,7 +540,7 @@ int main(int argc, char** argv) {
     bool known = false;
     for (const CLI::App* sub : app.get_subcommands({})) known = known || sub->get_name() == command;
     if (!known) {
-      std::fprintf(stderr, "swath: error: unknown command '%s' (commands: info, list, verify, bench, tune, roofline, schedule)\n",
+      std::fprintf(stderr, "swath: error: unknown command '%s' (commands: info, list, verify, bench, render, tune, roofline, schedule)\n",
                    command.c_str());
       return bad_input;
     }
@@ -478,6 +577,7 @@ int main(int argc, char** argv) {
     }
     if (*verify) return run_bench(verify_args, false);
     if (*tune) return run_tune(tune_args);
+    if (*render) return run_render(render_args);
     if (*bench) return run_bench(bench_args, true);
     if (*roofline) {
       measure_and_cache_ceilings(roofline_device, roofline_quick, roofline_json);

@@ -27,6 +27,7 @@ enum class ceiling_kind {
   device_to_host,  // the host link, pinned, device to host
   host_memory,     // CPU memory, all cores
   host_memory_one_core,
+  none,            // no bandwidth bounds it (a ray tracer): reported per item (rays/s), no roofline
 };
 std::string_view to_string(ceiling_kind kind);
 

@@ -23,6 +23,7 @@ std::optional<double> ceilings::bandwidth_gbps(ceiling_kind kind) const {
     case ceiling_kind::device_to_host: return gpu ? std::optional(gpu->d2h_pinned_gbps) : std::nullopt;
     case ceiling_kind::host_memory: return cpu ? std::optional(cpu->copy_gbps_all_cores) : std::nullopt;
     case ceiling_kind::host_memory_one_core: return cpu ? std::optional(cpu->copy_gbps_one_core) : std::nullopt;
+    case ceiling_kind::none: return std::nullopt;
   }
   return std::nullopt;
 }

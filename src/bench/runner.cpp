@@ -85,6 +85,11 @@ std::vector<planned_case> plan(const run_options& options) {
   for (const family* f : chosen) {
     for (const variant_info& v : f->variants()) {
       if (v.where != options.where || !matches_any(options.variant_glob, v.name)) continue;
+      if (options.sizes.empty() && options.parameters.empty()) {
+        const std::vector<problem_spec> suite = f->default_cases(v);
+        for (const problem_spec& problem : suite) cases.push_back({f, v, problem});
+        if (!suite.empty()) continue;
+      }
       const auto sizes = options.sizes.empty() ? f->default_sizes(v) : options.sizes;
       const auto configs = f->configurations(v, options.parameters);
       for (const size_spec& size : sizes) {
@@ -234,6 +239,7 @@ run_report run(const run_options& options, const ceilings& limits) {
     trial->poison_outputs();
     trial->run(0);
     row.check = trial->check();
+    if (const auto counted = trial->counted_items()) row.work.items = *counted;
     if (!row.check.passed()) {
       row.status = "failed";
       row.note = row.check.describe();

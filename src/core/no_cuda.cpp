@@ -20,6 +20,7 @@ std::optional<gpu_info> query_gpu(std::string* why_not) {
 }
 std::int64_t gpu_free_memory_bytes() { return 0; }
 void device_synchronize() {}
+void zero_device(void*, std::size_t, void*) { no_cuda("device memset"); }
 std::vector<double> time_on_device(const std::function<void(int)>&, int, int, void*) { no_cuda("device timing"); }
 void fill_random_device(float*, std::int64_t, std::uint64_t, void*) { no_cuda("device fill"); }
 void poison_device(float*, std::int64_t, void*) { no_cuda("device poison"); }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -95,6 +96,10 @@ class trial {
   // True: time with CUDA events on the trial's stream; false: the host clock (run() finishes its work).
   [[nodiscard]] virtual bool timed_on_device() const = 0;
   [[nodiscard]] virtual void* stream() const { return nullptr; }
+  // Work items the checked run counted, for families whose work depends on the data (a ray tracer's
+  // shadow rays): the runner reports these instead of work().items. Every run of a trial does the
+  // same work.
+  [[nodiscard]] virtual std::optional<double> counted_items() const { return std::nullopt; }
 };
 
 class family {
@@ -105,6 +110,10 @@ class family {
   [[nodiscard]] virtual std::vector<variant_info> variants() const = 0;
   [[nodiscard]] virtual std::vector<size_spec> default_sizes(const variant_info& variant) const = 0;
   [[nodiscard]] virtual std::string_view size_help() const = 0;
+  // The suite's cases for a variant when the user chose neither sizes nor parameters, where they are
+  // not the product of default_sizes and configurations (a ray tracer runs brute force at a smaller
+  // image than its BVH). Empty: that product.
+  [[nodiscard]] virtual std::vector<problem_spec> default_cases(const variant_info&) const { return {}; }
   // The configurations to run: the product of the chosen parameter values, defaults for the rest.
   // Families without parameters return {""} and reject any choice.
   [[nodiscard]] virtual std::vector<std::string> configurations(const variant_info& variant,

@@ -1,5 +1,6 @@
 #pragma once
 // What the machine is: the GPU (if any, and if this build has CUDA) and the CPU with its caches.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -54,5 +55,7 @@ cache_size parse_cache_size(const std::string& text);
 std::string slug(const std::string& name);
 
 void device_synchronize();
+// Zeroes device bytes, asynchronously on `stream` (a cudaStream_t; nullptr = default).
+void zero_device(void* data, std::size_t bytes, void* stream = nullptr);
 
 }  // namespace swath

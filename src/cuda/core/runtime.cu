@@ -57,6 +57,10 @@ std::int64_t gpu_free_memory_bytes() {
 
 void device_synchronize() { SWATH_CUDA_CHECK(cudaDeviceSynchronize()); }
 
+void zero_device(void* data, std::size_t bytes, void* stream) {
+  SWATH_CUDA_CHECK(cudaMemsetAsync(data, 0, bytes, static_cast<cudaStream_t>(stream)));
+}
+
 std::vector<double> time_on_device(const std::function<void(int)>& body, int warmup, int repetitions, void* stream) {
   SWATH_EXPECTS(repetitions >= 1, "at least one timed repetition");
   const auto cuda_stream = static_cast<cudaStream_t>(stream);
