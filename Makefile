@@ -1,6 +1,7 @@
 # The two quick-start commands, and the helpers around them.
 #   make run    configure + build (Release), run the default benchmark suite (GPU if present, else CPU),
-#               write results/bench.{json,csv,md} and the plots results/*.png
+#               write results/bench.{json,csv,md}, the plots results/*.png and a rendered scene,
+#               results/render.png
 #   make test   configure + build, run every test with ctest (GPU tests skip without a GPU)
 # Both install missing Debian packages when run as root (scripts/deps), else print the install line.
 PRESET ?= release
@@ -20,6 +21,7 @@ run:
 	$(MAKE) --no-print-directory build
 	mkdir -p $(RESULTS)
 	$(SWATH) bench all --json $(RESULTS)/bench.json --csv $(RESULTS)/bench.csv --md $(RESULTS)/bench.md
+	$(SWATH) render --scene scenes/spheres.json --out $(RESULTS)/render.png
 	$(MAKE) --no-print-directory plots
 
 test:

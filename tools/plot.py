@@ -100,6 +100,38 @@ def plot_steps(data, family, path):
     return True
 
 
+def plot_items(data, family, path):
+    """Families with no roofline (a ray tracer): grouped bars, one group per case (size and scene), one
+    bar per step, billions of items per second on a log axis."""
+    rows = [r for r in sr.timed_rows(data) if r["family"] == family and r.get("ceiling_kind") == "none"]
+    if not rows:
+        return False
+    def case(r):
+        return f"{r['size']}\n{r.get('config', '')}".replace("scene=", "").replace("spheres=", "spheres ")
+    cases = list(dict.fromkeys(case(r) for r in rows))
+    steps = list(dict.fromkeys(r["variant"] for r in rows))
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    width = 0.8 / len(steps)
+    fig, ax = plt.subplots(figsize=(max(8, 1.6 * len(cases) + 3), 5.5))
+    labelled = set()
+    for r in rows:
+        j = steps.index(r["variant"])
+        label = None if r["variant"] in labelled else sr.short_name(r["variant"])
+        labelled.add(r["variant"])
+        ax.bar(cases.index(case(r)) - 0.4 + (j + 0.5) * width, r["gitems_per_s"], width, color=colors[j % len(colors)],
+               edgecolor="black", lw=0.5, label=label)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(cases)))
+    ax.set_xticklabels(cases, fontsize=7)
+    ax.set_ylabel("G items/s (rays/s for the ray tracer), log")
+    ax.set_title(f"{family} steps, {sr.device_name(data)}: every ray counted (camera and shadow)")
+    ax.legend(fontsize=7, loc="upper right", ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
 def config_value(row, key):
     values = dict(item.split("=", 1) for item in row.get("config", "").split() if "=" in item)
     return values.get(key)
@@ -159,7 +191,7 @@ def main():
     plot_roofline(data, written[0])
     for family in dict.fromkeys(r["family"] for r in data["rows"]):
         path = out / f"{args.prefix}-{family}-steps.png"
-        if plot_steps(data, family, path):
+        if plot_steps(data, family, path) or plot_items(data, family, path):
             written.append(path)
         path = out / f"{args.prefix}-{family}-inputs.png"
         if plot_inputs(data, family, path):

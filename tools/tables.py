@@ -67,6 +67,13 @@ def summary_table(data):
     rows = sr.largest_size_rows(data)
     for problem in dict.fromkeys(r["problem"] for r in rows):
         steps = [r for r in rows if r["problem"] == problem and not r["vendor"]]
+        if all(r.get("ceiling_kind") == "none" for r in steps):
+            # No roofline (a ray tracer): the fastest step at the largest case, in items per second.
+            largest = max(sr.size_elements(r["size"]) for r in steps)
+            best = max((r for r in steps if sr.size_elements(r["size"]) == largest), key=lambda r: r["gitems_per_s"])
+            lines.append(f"| {problem} | {best['size']} {best.get('config', '')} | `{sr.short_name(best['variant'])}` | "
+                         f"{best['gitems_per_s']:.2f} G items/s | - | - | - |")
+            continue
         # Compute-bound problems (gemm) by GFLOP/s, the rest by GB/s.
         rate = "gflops" if any(r.get("bound") == "compute" for r in steps) else "gbps"
         best = max(steps, key=lambda r: r[rate])
@@ -86,7 +93,20 @@ def summary_table(data):
     return "\n".join(lines)
 
 
+def items_table(data, family):
+    """Families measured per item (a ray tracer's rays): what was counted and how fast."""
+    lines = ["| step | size | scene | median ms | items counted | G items/s |",
+             "| --- | --- | --- | ---: | ---: | ---: |"]
+    for r in sr.timed_rows(data):
+        if r["family"] == family:
+            lines.append(f"| `{sr.short_name(r['variant'])}` | {r['size']} | {r.get('config', '')} | "
+                         f"{1e3 * r['time']['median_s']:.4g} | {r['items']:.0f} | {r['gitems_per_s']:.3f} |")
+    return "\n".join(lines)
+
+
 def family_table(data, family):
+    if all(r.get("ceiling_kind") == "none" for r in sr.timed_rows(data) if r["family"] == family):
+        return items_table(data, family)
     lines = ["| step | size | median ms | GB/s | GFLOP/s | % of ceiling | x vendor |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     for r in sr.timed_rows(data):
@@ -128,7 +148,8 @@ def main():
                             f"![roofline](docs/img/{gpu}-roofline.png)")
         for family in families:
             path, data = newest_for[family]
-            plot.plot_steps(data, family, image_dir / f"{gpu}-{family}-steps.png")
+            if not plot.plot_steps(data, family, image_dir / f"{gpu}-{family}-steps.png"):
+                plot.plot_items(data, family, image_dir / f"{gpu}-{family}-steps.png")
             extra = ""
             if plot.plot_inputs(data, family, image_dir / f"{gpu}-{family}-inputs.png"):
                 extra = f"\n![{family} on every input](img/{gpu}-{family}-inputs.png)"
