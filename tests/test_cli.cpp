@@ -55,7 +55,8 @@ void expect_one_line_error(const std::string& arguments, int code, const std::st
 }
 
 TEST(Cli, HelpOnEveryCommand) {
-  for (const char* command : {"--help", "info --help", "list --help", "verify --help", "bench --help", "roofline --help"}) {
+  for (const char* command : {"--help", "info --help", "list --help", "verify --help", "bench --help", "roofline --help",
+                              "render --help"}) {
     const outcome result = swath(command);
     EXPECT_EQ(result.exit_code, 0) << command;
     EXPECT_NE(result.out.find("Usage"), std::string::npos) << command << result.out;
@@ -130,6 +131,37 @@ TEST(Cli, VerifyAndListAndInfo) {
   const outcome info = swath("info");
   EXPECT_EQ(info.exit_code, 0);
   EXPECT_NE(info.out.find("CPU"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Cli, RenderWritesAPngAndCountsRays) {
+  const fs::path dir = scratch_directory();
+  const fs::path png = dir / "spheres.png", json = dir / "spheres.json";
+  const outcome result = swath("render --scene spheres --device cpu --width 64 --height 37 --spp 2 -q --out " + png.string() +
+                               " --json " + json.string());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(slurp(png).substr(1, 3), "PNG");
+  EXPECT_NE(result.out.find("rays/s"), std::string::npos) << result.out;
+  const auto record = nlohmann::json::parse(slurp(json));
+  // 64 x 37 x 2 camera rays, plus at most two shadow rays (two lights) per hit.
+  EXPECT_GE(record["rays"].get<double>(), 64.0 * 37 * 2);
+  EXPECT_LE(record["rays"].get<double>(), 64.0 * 37 * 2 * 3);
+  EXPECT_EQ(record["variant"], "raytracer/cpu/02_bvh_sah");
+}
+
+TEST(Cli, RenderErrorsNameTheProblem) {
+  const fs::path dir = scratch_directory();
+  const fs::path bad = dir / "bad.json";
+  std::ofstream(bad) << R"({"camera": {"position": [0, 0, 5], "look_at": [0, 0, 0]}, "materials": [{}],
+                          "spheres": [{"center": [0, 0, 0], "radius": "big"}]})";
+  expect_one_line_error("render --device cpu --scene " + bad.string(), 2, "spheres[0].radius: expected a number");
+  expect_one_line_error("render --device cpu --scene no-such-scene", 2, "cannot read the scene file");
+  expect_one_line_error("render --device cpu --scene seed --variant raytracer/cpu/99_none", 2, "unknown raytracer variant");
+  expect_one_line_error("render --device cpu --scene spheres --spheres 10", 2, "no \"random\" generator");
+  expect_one_line_error("render --device cpu --scene seed --out /nonexistent/dir/x.png -q --width 8 --height 8", 2, "cannot write");
 }
 
 }  // namespace

@@ -72,7 +72,7 @@ def summary_table(data):
             largest = max(sr.size_elements(r["size"]) for r in steps)
             best = max((r for r in steps if sr.size_elements(r["size"]) == largest), key=lambda r: r["gitems_per_s"])
             lines.append(f"| {problem} | {best['size']} {best.get('config', '')} | `{sr.short_name(best['variant'])}` | "
-                         f"{best['gitems_per_s']:.2f} G items/s | - | - | - |")
+                         f"{best['gitems_per_s']:.2f} G {'rays' if problem == 'render' else 'items'}/s | - | - | - |")
             continue
         # Compute-bound problems (gemm) by GFLOP/s, the rest by GB/s.
         rate = "gflops" if any(r.get("bound") == "compute" for r in steps) else "gbps"

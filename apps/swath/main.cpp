@@ -313,14 +313,15 @@ int run_render(const render_arguments& args) {
   const raytracer::render_stats stats = raytracer::render(v, p, pixels, progress, args.repeat);
   raytracer::write_png(args.out, pixels, width, height);
   std::printf("%llu rays in %.3f ms: %.3f G rays/s%s", static_cast<unsigned long long>(stats.rays), stats.trace_s * 1e3,
-              static_cast<double>(stats.rays) / stats.trace_s * 1e-9, args.repeat > 1 ? " (median of the repeats)" : "");
+              static_cast<double>(stats.rays) / stats.trace_s * 1e-9,
+              stats.frames_timed > 1 ? (" (median of " + std::to_string(stats.frames_timed) + " frames)").c_str() : "");
   if (stats.build_s > 1e-5) std::printf("; tree build %.3f ms", stats.build_s * 1e3);
   std::printf("\nwrote %s\n", args.out.c_str());
   if (!args.json.empty()) {
     const nlohmann::json record = {
         {"variant", variant_name}, {"scene", args.scene}, {"spheres", p.scene_data->spheres.size()},
         {"width", width}, {"height", height}, {"samples", p.settings.samples}, {"shadows", p.settings.shadows},
-        {"repetitions", args.repeat}, {"rays", stats.rays}, {"build_ms", stats.build_s * 1e3},
+        {"repetitions", stats.frames_timed}, {"rays", stats.rays}, {"build_ms", stats.build_s * 1e3},
         {"trace_ms", stats.trace_s * 1e3}, {"grays_per_s", static_cast<double>(stats.rays) / stats.trace_s * 1e-9},
         {"environment", bench::environment_json()}};
     bench::write_file_atomically(args.json, record.dump(2) + "\n");

@@ -115,12 +115,14 @@ problem make_problem(const bench::problem_spec& spec);
 
 // Renders a whole frame with a step into host pixels (width · height, row-major, top row first) and
 // returns what it took. `progress` (may be empty) hears the rows done so far. build_s is the
-// acceleration structure's build (~0 where the step builds nothing per frame). With repetitions > 1,
-// the build and the frame are then timed that many times more (CUDA events on the GPU) and the
-// medians reported.
+// acceleration structure's build (~0 where the step builds nothing per frame). With repetitions > 1
+// (on the GPU always at least 5), the build and the frame are then timed that many times more (CUDA
+// events on the GPU) and the medians reported: the first frame, drawn in bands for the progress bar,
+// also pays for loading the kernels.
 struct render_stats {
   std::uint64_t rays = 0;
   double build_s = 0, trace_s = 0;
+  int frames_timed = 1;
 };
 render_stats render(const variant& v, const problem& p, std::vector<rgba>& pixels,
                     const std::function<void(int rows_done)>& progress = {}, int repetitions = 1);
