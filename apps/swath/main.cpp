@@ -292,15 +292,13 @@ int run_render(const render_arguments& args) {
                       std::string(to_string(v.info.where)) + ")");
   }
   // The scene's own settings, then the flags over them; make_problem checks every value.
-  raytracer::render_settings settings = raytracer::load_scene(args.scene).defaults;
   std::string config = "scene=" + args.scene;
   if (args.spheres >= 0) config += " spheres=" + std::to_string(args.spheres);
   if (args.samples > 0) config += " samples=" + std::to_string(args.samples);
   if (!args.shading.empty()) config += " shading=" + args.shading;
   if (!args.shadows.empty()) config += " shadows=" + args.shadows;
-  const int width = args.width > 0 ? args.width : settings.width, height = args.height > 0 ? args.height : settings.height;
-  const raytracer::problem p =
-      raytracer::make_problem({bench::parse_size(std::to_string(width) + "x" + std::to_string(height)), config});
+  const raytracer::problem p = raytracer::make_problem(config, args.width, args.height);
+  const int width = p.settings.width, height = p.settings.height;
   if (const support s = v.supports(p); !s.ok()) throw usage_error(variant_name + " cannot render this scene: " + std::string(s.why));
   if (!args.quiet) {
     std::fprintf(stderr, "rendering %s: %zu spheres, %dx%d, %d sample%s per pixel, %s%s, with %s\n", args.scene.c_str(),

@@ -112,10 +112,13 @@ const bench::family& family();
 // The benchmark's problem: size "WxH", config "scene=NAME spheres=N samples=N shading=flat|phong
 // shadows=on|off" (scene defaults to the family's; the rest to the scene's own settings).
 problem make_problem(const bench::problem_spec& spec);
+// The same from a config alone; width or height 0 takes the scene's own (swath render).
+problem make_problem(const std::string& config, int width, int height);
 
 // Renders a whole frame with a step into host pixels (width · height, row-major, top row first) and
 // returns what it took. `progress` (may be empty) hears the rows done so far. build_s is the
-// acceleration structure's build (~0 where the step builds nothing per frame). With repetitions > 1
+// acceleration structure's build, timed with the repeated frames (0 without them; ~0 where the step
+// builds nothing per frame). With repetitions > 1
 // (on the GPU always at least 5), the build and the frame are then timed that many times more (CUDA
 // events on the GPU) and the medians reported: the first frame, drawn in bands for the progress bar,
 // also pays for loading the kernels.

@@ -67,17 +67,22 @@ std::shared_ptr<const ordered_tree> sah_tree_of(const std::shared_ptr<const scen
 
 problem make_problem(const bench::problem_spec& spec) {
   if (spec.size.extents.size() != 2) throw usage_error("a ray tracer size is the image's WxH (got " + spec.size.text() + ")");
+  const std::int64_t width = spec.size.extents[0], height = spec.size.extents[1];
+  if (width > 65536 || height > 65536) throw usage_error("a ray tracer image is at most 65536 pixels on a side");
+  return make_problem(spec.config, static_cast<int>(width), static_cast<int>(height));
+}
+
+problem make_problem(const std::string& config, int width, int height) {
+  SWATH_EXPECTS(width >= 0 && height >= 0, "an image size ≥ 0 (0: the scene's own)");
   const auto values = bench::parse_config(
-      spec.config, {{"scene", "random"}, {"spheres", ""}, {"samples", ""}, {"shading", ""}, {"shadows", ""}});
+      config, {{"scene", "random"}, {"spheres", ""}, {"samples", ""}, {"shading", ""}, {"shadows", ""}});
   problem p;
   p.scene_name = values.at("scene");
   const std::int64_t spheres = values.at("spheres").empty() ? -1 : bench::parse_positive("spheres", values.at("spheres"));
   p.scene_data = cached_scene(p.scene_name, spheres);
   p.settings = p.scene_data->defaults;
-  const std::int64_t width = spec.size.extents[0], height = spec.size.extents[1];
-  if (width > 65536 || height > 65536) throw usage_error("a ray tracer image is at most 65536 pixels on a side");
-  p.settings.width = static_cast<int>(width);
-  p.settings.height = static_cast<int>(height);
+  if (width > 0) p.settings.width = width;
+  if (height > 0) p.settings.height = height;
   if (!values.at("samples").empty()) {
     const std::int64_t samples = bench::parse_positive("samples", values.at("samples"));
     if (samples > 1024) throw usage_error("samples=" + values.at("samples") + " is more than 1024");
@@ -161,6 +166,17 @@ const std::vector<rgba>& cached_reference(const problem& p, const std::vector<in
 
 float clamp_unit(float value) { return std::clamp(value, 0.0f, 1.0f); }
 
+// The squared difference of two pixels over R, G and B clamped to [0, 1]; a channel that is not finite
+// on either side counts as the largest difference (1). The check's RMS and psnr() both sum it.
+double squared_error(const rgba& a, const rgba& b) {
+  double sum = 0;
+  for (const auto& [x, y] : {std::pair{a.r, b.r}, std::pair{a.g, b.g}, std::pair{a.b, b.b}}) {
+    const double d = std::isfinite(x) && std::isfinite(y) ? static_cast<double>(clamp_unit(x)) - clamp_unit(y) : 1.0;
+    sum += d * d;
+  }
+  return sum;
+}
+
 // Pixels written beyond either end of the image land in these, and are caught by the check.
 constexpr std::int64_t guard_pixels = 64;
 
@@ -227,13 +243,7 @@ class raytracer_trial final : public bench::trial {
     for (const int y : rows) {
       for (int x = 0; x < width; ++x, ++k) {
         const std::int64_t index = static_cast<std::int64_t>(y) * width + x;
-        const rgba& got = frame[static_cast<std::size_t>(guard_pixels + index)];
-        const rgba& want = expected[k];
-        double pixel = 0;
-        for (const auto& [a, b] : {std::pair{got.r, want.r}, std::pair{got.g, want.g}, std::pair{got.b, want.b}}) {
-          const double d = std::isfinite(a) ? static_cast<double>(clamp_unit(a)) - clamp_unit(b) : 1.0;
-          pixel += d * d;
-        }
+        const double pixel = squared_error(frame[static_cast<std::size_t>(guard_pixels + index)], expected[k]);
         squared += pixel;
         if (pixel > worst) {
           worst = pixel;
@@ -361,17 +371,10 @@ render_stats render(const variant& v, const problem& p, std::vector<rgba>& pixel
     *rays.data() = 0;
   }
   render_stats stats;
-  stopwatch clock;
-  const auto prepared = v.prepare(p, launch);  // uploads, and builds the LBVH once
-  if (on_device) device_synchronize();
-  // The build again, timed alone (the steps without a per-frame build return at once).
-  clock = stopwatch();
-  prepared->build();
-  if (on_device) device_synchronize();
-  stats.build_s = clock.seconds();
+  const auto prepared = v.prepare(p, launch);  // uploads, and builds what the step builds (the LBVH)
   // Bands of rows, so that progress can be shown; ~16 bands, each of whole 16-row tiles.
   const int band = std::max(16, (height / 16 + 15) / 16 * 16);
-  clock = stopwatch();
+  const stopwatch clock;
   for (int first = 0; first < height; first += band) {
     const int last = std::min(height, first + band);
     prepared->trace_rows({frame.data(), rays.data()}, first, last);
@@ -401,12 +404,7 @@ render_stats render(const variant& v, const problem& p, std::vector<rgba>& pixel
 double psnr(std::span<const rgba> a, std::span<const rgba> b) {
   SWATH_EXPECTS(a.size() == b.size() && !a.empty(), "psnr of two images of the same, non-zero size");
   double squared = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    for (const auto& [x, y] : {std::pair{a[i].r, b[i].r}, std::pair{a[i].g, b[i].g}, std::pair{a[i].b, b[i].b}}) {
-      const double d = (std::isfinite(x) && std::isfinite(y)) ? static_cast<double>(clamp_unit(x)) - clamp_unit(y) : 1.0;
-      squared += d * d;
-    }
-  }
+  for (std::size_t i = 0; i < a.size(); ++i) squared += squared_error(a[i], b[i]);
   const double mse = squared / (3.0 * static_cast<double>(a.size()));
   return mse == 0 ? std::numeric_limits<double>::infinity() : -10.0 * std::log10(mse);
 }

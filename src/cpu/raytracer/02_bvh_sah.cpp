@@ -15,12 +15,8 @@ class bvh_renderer final : public renderer {
         params_(params_of(*scene_, p.settings, scene_->materials.data(), scene_->lights.data())) {}
 
   void trace_rows(const frame_target& target, int first_row, int last_row) override {
-    bvh_access access;
-    access.nodes = tree_->tree.nodes.data();
-    access.spheres = tree_->spheres.data();
-    access.materials = tree_->materials.data();
-    access.sphere_count = static_cast<int>(tree_->spheres.size());
-    access.overflow = &overflow_;
+    const bvh_access access{tree_->tree.nodes.data(), tree_->spheres.data(), tree_->materials.data(),
+                            static_cast<int>(tree_->spheres.size()), &overflow_};
     trace_rows_on_host(access, params_, target, first_row, last_row);
   }
 

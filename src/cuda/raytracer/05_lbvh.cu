@@ -245,13 +245,8 @@ class lbvh_renderer final : public renderer {
   }
 
   void trace_rows(const frame_target& target, int first_row, int last_row) override {
-    bvh_access access;
-    access.nodes = nodes_.data();
-    access.spheres = tree_spheres_.data();
-    access.materials = tree_materials_.data();
-    access.sphere_count = n_;
-    access.overflow = overflow_.data();
-    launch_trace(access, tables_.params(), target, first_row, last_row, stream_);
+    launch_trace(bvh_access{nodes_.data(), tree_spheres_.data(), tree_materials_.data(), n_, overflow_.data()},
+                 tables_.params(), target, first_row, last_row, stream_);
   }
 
   void check_traversal() override { overflow_.check(); }

@@ -20,13 +20,8 @@ class sah_renderer final : public renderer {
   }
 
   void trace_rows(const frame_target& target, int first_row, int last_row) override {
-    bvh_access access;
-    access.nodes = nodes_.data();
-    access.spheres = spheres_.data();
-    access.materials = materials_.data();
-    access.sphere_count = static_cast<int>(spheres_.size());
-    access.overflow = overflow_.data();
-    launch_trace(access, tables_.params(), target, first_row, last_row, stream_);
+    launch_trace(bvh_access{nodes_.data(), spheres_.data(), materials_.data(), static_cast<int>(spheres_.size()), overflow_.data()},
+                 tables_.params(), target, first_row, last_row, stream_);
   }
 
   void check_traversal() override { overflow_.check(); }
