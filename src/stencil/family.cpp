@@ -67,6 +67,11 @@ support any_stencil(const problem& p) {
   return support::yes();
 }
 
+support any_star(const problem& p) {
+  if (p.form != shape::star) return support::no("star stencils only (shape=star); boxes run on stencil/cuda/06_async_planes");
+  return any_stencil(p);
+}
+
 support seven_point_3d(const problem& p) {
   if (p.dims != 3 || p.form != shape::star || p.radius != 1) {
     return support::no("the 3D 7-point stencil only (WxHxD, shape=star, radius=1); stencil/cuda/05_streaming is generic");

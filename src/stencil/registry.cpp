@@ -31,6 +31,7 @@ const variant table[] = {
   {{"stencil/cuda/04_register_tiled", cuda, "as 03, planes above and below in registers",           "stencil", tolerance, false, device_memory}, row_major, false, seven_point_3d, cuda::register_tiled, stencil_work},
   {{"stencil/cuda/05_streaming",      cuda, "generic: every thread computes, z queue in registers", "stencil", tolerance, false, device_memory}, row_major, false, any_stencil, cuda::streaming, stencil_work},
   {{"stencil/cuda/06_async_planes",   cuda, "generic: planes copied ahead into shared memory (cp.async)", "stencil", tolerance, false, device_memory}, row_major, false, any_stencil, cuda::async_planes, stencil_work},
+  {{"stencil/cuda/07_vector_planes",  cuda, "stars: as 06 with 16-byte copies, 4 floats per thread",  "stencil", tolerance, false, device_memory}, row_major, false, any_star, cuda::vector_planes, stencil_work},
 #endif
 };
 // clang-format on

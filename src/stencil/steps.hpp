@@ -22,4 +22,5 @@ void coarsened(const problem&, const operands&, const launch_context&);        /
 void register_tiled(const problem&, const operands&, const launch_context&);   // 04_register_tiled.cu
 void streaming(const problem&, const operands&, const launch_context&);        // 05_streaming.cu
 void async_planes(const problem&, const operands&, const launch_context&);     // 06_async_planes.cu
+void vector_planes(const problem&, const operands&, const launch_context&);    // 07_vector_planes.cu
 }  // namespace swath::stencil::cuda

@@ -54,20 +54,6 @@ struct config {
   static constexpr int min_blocks = rows == 1 ? 6 : (sizeof(T) == 8 && R >= 2 ? 3 : 4);
 };
 
-__device__ __forceinline__ void copy_async(void* shared, const void* global, int bytes) {
-  const auto address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-  if (bytes == 4) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(address), "l"(global) : "memory");
-  } else {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(address), "l"(global) : "memory");
-  }
-}
-__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int Pending>
-__device__ __forceinline__ void wait_copies() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(Pending) : "memory");
-}
-
 template <class T, int R, shape S, int Dims>
 __global__ void __launch_bounds__(config<T, R, S, Dims>::threads, config<T, R, S, Dims>::min_blocks)
     async_planes_kernel(const T* __restrict__ in, T* __restrict__ out, frame f, T edge_value, int z_chunk,
