@@ -185,6 +185,15 @@ __global__ void __launch_bounds__(config<T, R, Dims>::threads, config<T, R, Dims
     piece_address[k] = (t * C::row + C::pad + tx * V) * sizeof(T);
   }
   const int side_plane_offset = static_cast<int>((y0 - C::ry + side_row) * f.sy + side_x);
+  // A halo column element through the boundary rule (its x, y or z may lie outside the grid).
+  const auto copy_side_resolved = [&](T* slot, int zz) {
+    const std::int64_t source = resolve(f, side_x, y0 - C::ry + side_row, zz);
+    if (source < 0) {
+      slot[side_offset] = edge_value;
+    } else {
+      copy_async(slot + side_offset, in + source, sizeof(T));
+    }
+  };
   const auto issue_plane = [&](int slot_index, int zz) {
     T* slot = ring + slot_index * C::plane;
     if (zz >= z_end + R) {  // planes past z_end + R are never read: an empty group keeps the count
@@ -206,12 +215,7 @@ __global__ void __launch_bounds__(config<T, R, Dims>::threads, config<T, R, Dims
         if (sides_inside) {
           copy_async(slot_address + side_offset * sizeof(T), plane_base + side_plane_offset, sizeof(T));
         } else {
-          const std::int64_t source = resolve(f, side_x, y0 - C::ry + side_row, zz);
-          if (source < 0) {
-            slot[side_offset] = edge_value;
-          } else {
-            copy_async(slot + side_offset, in + source, sizeof(T));
-          }
+          copy_side_resolved(slot, zz);
         }
       }
     } else {
@@ -220,14 +224,7 @@ __global__ void __launch_bounds__(config<T, R, Dims>::threads, config<T, R, Dims
         const int t = ty + k * C::by;
         if (C::rows % C::by == 0 || t < C::rows) copy_piece(slot, t, zz);
       }
-      if (thread < C::side) {
-        const std::int64_t source = resolve(f, side_x, y0 - C::ry + side_row, zz);
-        if (source < 0) {
-          slot[side_offset] = edge_value;
-        } else {
-          copy_async(slot + side_offset, in + source, sizeof(T));
-        }
-      }
+      if (thread < C::side) copy_side_resolved(slot, zz);
     }
     commit_copies();
   };
