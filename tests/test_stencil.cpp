@@ -75,11 +75,13 @@ void check_every_configuration(const variant& v, const std::vector<bench::size_s
   EXPECT_GT(checked, 0) << v.info.name << " supported none of the configurations";
 }
 
-// Widths by the rows' alignment (step 07 copies 16, 8 or 4 bytes at a time): 260 and 1028 are
-// multiples of 4 elements, 70, 130 and 1030 of 2, the rest odd; 260 and 1028 also have whole
-// blocks of step 07 (128 points wide in 3D, 512 in 2D) before a ragged one.
-const std::vector<bench::size_spec> sizes_3d = {{{1, 1, 1}},  {{2, 3, 2}},   {{33, 9, 17}}, {{70, 45, 40}},
-                                                {{5, 6, 300}}, {{130, 7, 3}}, {{260, 10, 6}}};
+// Widths by the rows' alignment (step 07 copies 16, 8 or 4 bytes at a time; step 08 takes only
+// rows of whole 16 bytes): 8, 132, 260 and 1028 are multiples of 4 elements, 2, 70, 130 and 1030 of
+// 2, the rest odd; 132, 260 and 1028 also have whole blocks of steps 07 and 08 (128 points wide in
+// 3D, 512 in 2D) before a ragged one, and 8 × 5 × 300 is cut into many z-chunks.
+const std::vector<bench::size_spec> sizes_3d = {{{1, 1, 1}},   {{2, 3, 2}},    {{33, 9, 17}},  {{70, 45, 40}},
+                                                {{5, 6, 300}}, {{8, 5, 300}}, {{130, 7, 3}}, {{132, 19, 21}},
+                                                {{260, 10, 6}}};
 const std::vector<bench::size_spec> sizes_2d = {{{1, 1}},     {{300, 5}},   {{257, 130}},
                                                 {{3, 1000}},  {{1028, 6}},  {{1030, 9}}};
 

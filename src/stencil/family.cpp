@@ -72,6 +72,17 @@ support any_star(const problem& p) {
   return any_stencil(p);
 }
 
+support aligned_star_3d(const problem& p) {
+  if (p.dims != 3) return support::no("3D grids only (WxHxD); 2D stars run on stencil/cuda/07_vector_planes");
+  if (p.edge == boundary::periodic) {
+    return support::no("boundary clamp, copy or constant (the wrapped rows are not in the copied box); periodic runs on stencil/cuda/07_vector_planes");
+  }
+  if (p.grid.width * p.element_bytes() % 16 != 0) {
+    return support::no("rows must be a whole number of 16 bytes (width a multiple of 4 floats or 2 doubles): the copy engine's row pitch");
+  }
+  return any_star(p);
+}
+
 support seven_point_3d(const problem& p) {
   if (p.dims != 3 || p.form != shape::star || p.radius != 1) {
     return support::no("the 3D 7-point stencil only (WxHxD, shape=star, radius=1); stencil/cuda/05_streaming is generic");
@@ -235,6 +246,8 @@ class stencil_family final : public bench::family {
     if (info.where == backend::cuda) {
       // The targets' sizes: 512^3 (1 GiB of float in and out, 20x the H100/H200 L2) and a ragged
       // grid near it that no tile divides; then a 2D grid of the same volume.
+      // Step 08 takes rows of whole 16 bytes only: its ragged grid is 508 wide.
+      if (find_variant(info.name).supports == aligned_star_3d) return {{{512, 512, 512}}, {{508, 509, 511}}};
       return {{{512, 512, 512}}, {{510, 509, 511}}, {{16383, 8193}}};
     }
     // A square grid whose rows fit any L2, and a wide one (64K floats a row) whose 2r + 1 rows do not

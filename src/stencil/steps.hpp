@@ -23,4 +23,5 @@ void register_tiled(const problem&, const operands&, const launch_context&);   /
 void streaming(const problem&, const operands&, const launch_context&);        // 05_streaming.cu
 void async_planes(const problem&, const operands&, const launch_context&);     // 06_async_planes.cu
 void vector_planes(const problem&, const operands&, const launch_context&);    // 07_vector_planes.cu
+void tma_planes(const problem&, const operands&, const launch_context&);       // 08_tma_planes.cu
 }  // namespace swath::stencil::cuda

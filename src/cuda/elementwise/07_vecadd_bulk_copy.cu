@@ -10,42 +10,16 @@
 // with the bulk store too, 4426 GB/s, 1.000x (two rounds of 50). Tiles of 512 floats lose 9% (16 KiB
 // in flight per SM is too little), 1024-2048 floats lose 0.5-1.5%; 192 or 128 threads per 768-float
 // tile (no idle thread in the add) lose 0.5-1%.
+#include "../core/bulk_copy.cuh"
 #include "elementwise_common.cuh"
 
 namespace swath::elementwise::cuda {
 namespace {
 
-__device__ __forceinline__ unsigned shared_address(const void* pointer) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
-}
-
-__device__ __forceinline__ void bulk_load(void* destination, const void* source, unsigned bytes, unsigned barrier) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-               :
-               : "r"(shared_address(destination)), "l"(source), "r"(bytes), "r"(barrier)
-               : "memory");
-}
-
-__device__ __forceinline__ void wait_phase(unsigned barrier, unsigned phase) {
-  unsigned ready = 0;
-  do {
-    asm volatile(
-        "{\n .reg .pred done;\n mbarrier.try_wait.parity.shared::cta.b64 done, [%1], %2;\n selp.u32 %0, 1, 0, done;\n}"
-        : "=r"(ready)
-        : "r"(barrier), "r"(phase)
-        : "memory");
-  } while (ready == 0);
-}
-
-__device__ __forceinline__ void bulk_store(void* destination, const void* source, unsigned bytes) {
-  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
-               :
-               : "l"(destination), "r"(shared_address(source)), "r"(bytes)
-               : "memory");
-  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-  // The shared memory must outlive the copy engine's reads of it.
-  asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
-}
+using swath::cuda::bulk_load;
+using swath::cuda::bulk_store;
+using swath::cuda::shared_address;
+using swath::cuda::wait_phase;
 
 // F floats per thread per operand: the tile is threads × F floats.
 template <int threads_per_block, int F>
@@ -60,10 +34,10 @@ __global__ void __launch_bounds__(threads_per_block) vecadd_bulk_kernel(const fl
   const int bulk = count & ~3;  // the copy engine moves multiples of 16 bytes
   const unsigned barrier = shared_address(&barrier_word);
   if (threadIdx.x == 0) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(barrier) : "memory");
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    swath::cuda::init_barrier(barrier, 1);
+    swath::cuda::fence_barrier_init();
     const unsigned bytes = static_cast<unsigned>(bulk) * 4u;
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(barrier), "r"(2 * bytes) : "memory");
+    swath::cuda::arrive_expecting(barrier, 2 * bytes);
     if (bytes > 0) {
       bulk_load(tiles, a + start, bytes, barrier);
       bulk_load(tiles + tile, b + start, bytes, barrier);

@@ -35,21 +35,6 @@
 namespace swath::stencil::cuda {
 namespace {
 
-template <class T>
-struct vector16;
-template <>
-struct vector16<float> {
-  using type = float4;
-  __device__ static void unpack(const float4& v, float* out) { out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w; }
-  __device__ static float4 pack(const float* v) { return {v[0], v[1], v[2], v[3]}; }
-};
-template <>
-struct vector16<double> {
-  using type = double2;
-  __device__ static void unpack(const double2& v, double* out) { out[0] = v.x, out[1] = v.y; }
-  __device__ static double2 pack(const double* v) { return {v[0], v[1]}; }
-};
-
 template <class T, int R, int Dims>
 struct config {
   static constexpr int vector = 16 / static_cast<int>(sizeof(T));  // points per thread along x
@@ -78,43 +63,6 @@ struct config {
   static constexpr int min_blocks = Dims == 3 ? (R == 1 ? 4 : R == 2 ? 3 : 2) : (R <= 2 ? 6 : 4);
   static_assert(side <= threads, "one halo column element per thread");
 };
-
-// The weight index of star tap (dx, dy, dz) in pack_weights' order: z, then y, then x.
-template <int R, int Ry>
-constexpr int star_index(int dx, int dy, int dz) {
-  if (dz < 0) return dz + R;
-  if (dz > 0) return R + 2 * Ry + 2 * R + dz;
-  if (dy < 0) return R + dy + Ry;
-  if (dy > 0) return R + Ry + 2 * R + dy;
-  return R + Ry + dx + R;
-}
-
-// N consecutive elements from shared memory at p, aligned to min(N·sizeof(T), 16) bytes, with the
-// widest loads that alignment allows. N·sizeof(T) is 4, 8 or a multiple of 16.
-template <class T, int N>
-__device__ __forceinline__ void load_run(const T* p, T* out) {
-  constexpr int bytes = N * static_cast<int>(sizeof(T));
-  if constexpr (bytes == static_cast<int>(sizeof(T))) {
-    out[0] = p[0];
-  } else if constexpr (bytes == 8) {
-    const float2 v = *reinterpret_cast<const float2*>(p);
-    out[0] = v.x, out[1] = v.y;
-  } else {
-    static_assert(bytes % 16 == 0);
-    constexpr int per = 16 / static_cast<int>(sizeof(T));
-#pragma unroll
-    for (int k = 0; k < N / per; ++k) {
-      vector16<T>::unpack(*reinterpret_cast<const typename vector16<T>::type*>(p + k * per), out + k * per);
-    }
-  }
-}
-
-// Elements loaded each side of a thread's vector for its x taps: r rounded up to 4, 8 or 16 bytes.
-template <class T, int R>
-constexpr int window_side() {
-  constexpr int bytes = R * static_cast<int>(sizeof(T));
-  return (bytes <= 4 ? 4 : bytes <= 8 ? 8 : (bytes + 15) / 16 * 16) / static_cast<int>(sizeof(T));
-}
 
 template <class T, int R, int Dims>
 __global__ void __launch_bounds__(config<T, R, Dims>::threads, config<T, R, Dims>::min_blocks)
