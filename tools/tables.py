@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Regenerates the results tables and plots in README.md and docs/<family>.md from, for each GPU and
-family, the newest bench/results/<gpu>/*gpu-check*.json with that family's rows (newest by the run's
-recorded start time). Text between the markers
+step, the newest bench/results/<gpu>/*gpu-check*.json with that step's rows (newest by the run's
+recorded start time; a gpu-check may bench one family or a few steps, and the older runs keep the
+others). Text between the markers
   <!-- swath:results:<name>:begin --> and <!-- swath:results:<name>:end -->
 is replaced; everything else is left alone. Plots go to docs/img/.
 
@@ -18,23 +19,42 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def newest_runs():
-    """Per GPU: for each family, the newest gpu-check JSON that has its rows (a gpu-check may bench one
-    family only), as (gpu, merged data, [(path, data) used])."""
+    """Per GPU: for each step, the newest gpu-check JSON that has its rows, as (gpu, merged data,
+    [(path, data) used], {family: (family data, [(path, data) used for it])})."""
     runs = []
     for gpu_dir in sorted((ROOT / "bench" / "results").iterdir()):
         candidates = sorted(((path, sr.load(path)) for path in gpu_dir.glob("*gpu-check*.json")),
                             key=lambda item: item[1]["started_at"])
         if not candidates:
             continue
-        newest_for = {}
+        newest_for = {}  # (family, variant) -> (path, data)
         for path, data in candidates:
-            for family in dict.fromkeys(r["family"] for r in data["rows"]):
-                newest_for[family] = (path, data)
-        used = list({str(path): (path, data) for path, data in newest_for.values()}.values())
-        used.sort(key=lambda item: item[1]["started_at"])
+            for key in dict.fromkeys((r["family"], r["variant"]) for r in data["rows"]):
+                newest_for[key] = (path, data)
+
+        def rows_of(keys):
+            return [r for key in keys for r in newest_for[key][1]["rows"] if (r["family"], r["variant"]) == key]
+
+        def runs_of(keys):
+            used = list({str(path): (path, data) for path, data in (newest_for[k] for k in keys)}.values())
+            return sorted(used, key=lambda item: item[1]["started_at"])
+
+        used = runs_of(newest_for)
         merged = dict(used[-1][1])
-        merged["rows"] = [r for family, (_, data) in newest_for.items() for r in data["rows"] if r["family"] == family]
-        runs.append((gpu_dir.name, merged, used, newest_for))
+        merged["rows"] = rows_of(newest_for)
+        families = {}
+        for family in dict.fromkeys(family for family, _ in newest_for):
+            keys = [k for k in newest_for if k[0] == family]
+            # The order of the run that has most of them, then the others' steps by name.
+            base = max(runs_of(keys), key=lambda item: sum(newest_for[k][0] == item[0] for k in keys))
+            base_order = list(dict.fromkeys((r["family"], r["variant"]) for r in base[1]["rows"]))
+            keys = ([k for k in base_order if k in keys and newest_for[k][0] == base[0]]
+                    + sorted((k for k in keys if newest_for[k][0] != base[0]), key=lambda k: k[1]))
+            family_used = runs_of(keys)
+            family_data = dict(family_used[-1][1])
+            family_data["rows"] = rows_of(keys)
+            families[family] = (family_data, family_used)
+        runs.append((gpu_dir.name, merged, used, families))
     return runs
 
 
@@ -147,15 +167,16 @@ def main():
         readme_parts.append(f"**{sr.device_name(merged)}**\n\n{summary_table(merged)}\n\n{sources}\n\n{charts}\n"
                             f"![roofline](docs/img/{gpu}-roofline.png)")
         for family in families:
-            path, data = newest_for[family]
+            data, family_used = newest_for[family]
             if not plot.plot_steps(data, family, image_dir / f"{gpu}-{family}-steps.png"):
                 plot.plot_items(data, family, image_dir / f"{gpu}-{family}-steps.png")
             extra = ""
             if plot.plot_inputs(data, family, image_dir / f"{gpu}-{family}-inputs.png"):
                 extra = f"\n![{family} on every input](img/{gpu}-{family}-inputs.png)"
             family_parts.setdefault(family, []).append(
-                f"**{sr.device_name(data)}**\n\n{family_table(data, family)}\n\n{ceilings_line(data)}\n"
-                f"{source_line(data, path).replace('](bench', '](../bench')}\n\n"
+                f"**{sr.device_name(data)}**\n\n{family_table(data, family)}\n\n"
+                + "\n".join(f"{ceilings_line(d)}\n{source_line(d, p).replace('](bench', '](../bench')}" for p, d in family_used)
+                + "\n\n"
                 f"![{family} steps](img/{gpu}-{family}-steps.png){extra}\n![roofline](img/{gpu}-roofline.png)")
     replace_block(ROOT / "README.md", "summary", "\n\n".join(readme_parts))
     for family, parts in family_parts.items():

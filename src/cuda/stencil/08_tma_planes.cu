@@ -21,8 +21,9 @@
 // barrier test and an arrive, ~60 warp instructions per 128 points against the ~250 that 4 issue
 // slots per SM-clock allow at 0.95x the copy bandwidth, so DRAM should limit. Measured on an H200:
 // 0.74x of the copy bandwidth (07: 0.63x), ncu: 137 warp instructions per 128 points, 59% issue
-// active, 46% of warp time waiting on the full barrier (long scoreboard), DRAM reads 1.45x the
-// input (no L2 promotion: 1.26x, the same time). Two rows per warp: 0.76x float, 0.81x double.
+// active, 46% of stalls long scoreboard (here: the mbarrier wait), DRAM reads 1.45x the input (no
+// L2 promotion: 1.26x, the same time). Two rows per warp: 0.76x float, 0.80x double; short
+// z-chunks (run_instance): 0.80x and 0.81x.
 //
 // Boundaries. The copy engine fills box elements outside the grid with zeros. `clamp`: the producer
 // asks for the clamped plane in z, rows outside in y are read from the clamped tile row, and
