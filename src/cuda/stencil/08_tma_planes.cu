@@ -53,10 +53,9 @@ template <class T, int R, int Rows>
 struct tma_config {
   static constexpr int vector = 16 / static_cast<int>(sizeof(T));  // points per thread along x
   static constexpr int consumers = 8;                               // compute warps
-  static constexpr int rows_per_warp = Rows;                        // tile rows each compute warp computes
   static constexpr int threads = 32 * (consumers + 1);              // and the producer warp
   static constexpr int width = 32 * vector;                         // points per tile row: 128 floats
-  static constexpr int by = consumers * Rows;
+  static constexpr int by = consumers * Rows;                        // tile rows: Rows per compute warp
   static constexpr int pad = (R + vector - 1) / vector * vector;    // halo columns each side, whole vectors
   static constexpr int row = width + 2 * pad;                       // 136 floats: 544 bytes, a multiple of 16
   static constexpr int rows = by + 2 * R;
