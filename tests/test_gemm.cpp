@@ -89,6 +89,36 @@ TEST(GpuGemmInteriorPath, EveryOpAndPartialSliceMatchesTheReference) {
   }
 }
 
+// Step 10 copies each operand in one of three modes: transposing, float by float (stored wide-major:
+// A as stored, B transposed); 16-byte pieces (deep-major, 16-byte aligned rows); float by float
+// (deep-major, unaligned rows). All nine pairs of modes, with interior 256 x 128 blocks next to edge
+// blocks: K a multiple of the slice depth 8, a partial first slice (45 = 5 + 5·8), and K = 3 (one
+// partial slice only).
+TEST(GpuGemmAsyncPipeline, EveryPairOfCopyModesAndPartialSlicesMatchTheReference) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const variant& v = find_variant("gemm/cuda/10_async_pipeline");
+  struct case_spec {
+    bench::size_spec size;
+    const char* layout;
+  };
+  // The comments name (A's mode, B's mode). ld=padded adds 7 to every leading dimension.
+  for (const case_spec& c : {case_spec{{{512, 384, 64}}, ""},                        // transposing, 16-byte
+                             case_spec{{{600, 300, 45}}, "ld=padded"},               // transposing, float
+                             case_spec{{{520, 260, 3}}, "op=nt beta=1"},             // transposing, transposing
+                             case_spec{{{512, 256, 45}}, "op=tn alpha=0.5"},         // 16-byte, 16-byte
+                             case_spec{{{600, 301, 45}}, "op=tn"},                   // 16-byte, float (ldb 301)
+                             case_spec{{{301, 600, 64}}, "op=tn beta=0.5"},          // float (lda 301), 16-byte
+                             case_spec{{{600, 300, 45}}, "op=tn ld=padded beta=1"},  // float, float
+                             case_spec{{{512, 256, 40}}, "op=tt"},                   // 16-byte, transposing
+                             case_spec{{{520, 260, 45}}, "op=tt ld=padded"},         // float, transposing
+                             case_spec{{{600, 300, 45}}, "order=zigzag column_width=256 op=nt"}}) {
+    const problem p = make_problem(v, {c.size, c.layout});
+    const auto result = check_once(v, p);
+    ASSERT_TRUE(result.passed()) << c.size.text() << " " << c.layout << ": " << result.describe();
+    ASSERT_EQ(result.checked, p.m * p.n);
+  }
+}
+
 void skips_last_column(const problem& p, const operands& x, const launch_context& launch) {
   problem narrower = p;
   narrower.n = p.n - 1;

@@ -19,5 +19,6 @@ void vectorized(const problem&, const operands&, const launch_context&);       /
 void warptiled(const problem&, const operands&, const launch_context&);        // 07_warptiled.cu
 void double_buffered(const problem&, const operands&, const launch_context&);  // 08_double_buffered.cu
 void interior_fast_path(const problem&, const operands&, const launch_context&); // 09_interior_fast_path.cu
+void async_pipeline(const problem&, const operands&, const launch_context&);   // 10_async_pipeline.cu
 void cublas_sgemm(const problem&, const operands&, const launch_context&);     // vendor_cublas.cpp
 }  // namespace swath::gemm::cuda

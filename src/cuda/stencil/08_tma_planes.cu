@@ -75,7 +75,7 @@ struct tma_config {
 template <class T, int R, int Rows>
 __global__ void __launch_bounds__(tma_config<T, R, Rows>::threads, tma_config<T, R, Rows>::min_blocks)
     tma_planes_kernel(const __grid_constant__ CUtensorMap map, T* __restrict__ out, frame f, T edge_value, int z_chunk,
-                      const weights<T, 6 * R + 1> c) {
+                      const weights<T, tma_config<T, R, Rows>::taps> c) {
   using C = tma_config<T, R, Rows>;
   constexpr int V = C::vector;
   constexpr int S = C::slots;
@@ -319,10 +319,7 @@ void run_instance(const problem& p, const operands& x, const launch_context& lau
   // them. At 512^3 in float, radius 1, DRAM reads fell from 1.15x to 1.09x the input with chunks of
   // 32 planes (ncu), and the time by 6%; 16-plane chunks were best up to radius 2, 32 at radius 4
   // (docs/stencil.md). Each chunk re-reads 2r planes, mostly from the L2.
-  marching_launch plan = plan_marching(f, C::width, C::by, blocks_per_sm, launch);
-  plan.z_chunk = std::max(8 * R, 16);
-  plan.z_chunk = std::max(plan.z_chunk, (f.nz + 65534) / 65535);  // CUDA's 65535 blocks in z
-  plan.grid.z = static_cast<unsigned>((f.nz + plan.z_chunk - 1) / plan.z_chunk);
+  const marching_launch plan = plan_marching(f, C::width, C::by, blocks_per_sm, launch, std::max(8 * R, 16));
   kernel<<<plan.grid, C::threads, C::shared_bytes, stream_of(launch)>>>(
       plane_tiles<T, R, Rows>(static_cast<const T*>(x.in), f), static_cast<T*>(x.out), f, static_cast<T>(p.edge_value),
       plan.z_chunk, pack_weights<T, C::taps>(p, R, R, shape::star));

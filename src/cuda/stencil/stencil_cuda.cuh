@@ -282,15 +282,18 @@ int prepare_kernel(Kernel kernel, int threads, std::size_t shared_bytes) {
   return std::max(count, 1);
 }
 
+// planes_per_chunk > 0 asks for chunks of that many planes instead of the fewest that fill a wave
+// (more where CUDA's 65535 blocks in z demand it).
 inline marching_launch plan_marching(const frame& f, int block_width, int block_height, int blocks_per_sm,
-                                     const launch_context& launch) {
+                                     const launch_context& launch, int planes_per_chunk = 0) {
   const unsigned gx = blocks_for(f.nx, block_width);
   const unsigned gy = blocks_for(f.ny, block_height);
   SWATH_EXPECTS(gy <= 65535, "generic stencil steps: height / block height exceeds CUDA's 65535 blocks in y");
   const int sms = launch.sm_count > 0 ? launch.sm_count : 1;
   const int chunks = choose_chunks(static_cast<std::int64_t>(gx) * gy, static_cast<std::int64_t>(sms) * blocks_per_sm,
                                    f.nz, f.r);
-  const int z_chunk = (f.nz + chunks - 1) / chunks;
+  const int z_chunk = planes_per_chunk > 0 ? std::max(planes_per_chunk, (f.nz + 65534) / 65535)
+                                           : (f.nz + chunks - 1) / chunks;
   return {dim3(gx, gy, static_cast<unsigned>((f.nz + z_chunk - 1) / z_chunk)), z_chunk};
 }
 
