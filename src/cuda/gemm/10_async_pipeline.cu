@@ -18,8 +18,8 @@
 //    boundaries too (the block waits for slice s + 1 at the last depth of slice s);
 //  - warps own 64 × 64 tiles, a lane 2 × 4 blocks of 4 × 4: per depth 2 LDS.128 of A and 4 of B for
 //    128 FMAs (step 09: 4 for 64).
-// The shape is the fastest of eight measured (docs/gemm.md: 128 × 128 × 16 with 8 × 8, 128 × 256 and
-// 256 × 128 with 8 × 16, 3 or 4 stages, slices of 8 or 16).
+// The shape is the fastest of twelve measured (docs/gemm.md: 128 × 128, 128 × 256 and 256 × 128
+// tiles, 8 × 8 and 8 × 16 micro-tiles, 3 or 4 stages, slices of 8 or 16).
 //
 // Prediction (written before the first run, for 128 × 128 × 16 at 8 × 8): per slice ~1024 FMAs, 64
 // LDS.128 and 10 copies (4 issue slots each: ptxas pads every LDGSTS with three predicated-off shared
@@ -27,8 +27,9 @@
 // waits on a register store before the barrier: ≈ +5% at 4096³ and 8192³ (≈ 0.97x cuBLAS), and 4095³
 // from 0.81x to ≈ 0.95x as every operand takes the same copy path. Outcome (H200): that first version
 // was 5-8% *slower* than 09 and the 8 × 16 shapes no better; reading the next depth's fragments
-// across slice boundaries gave +6%, the row-inner order of the FMAs +1.7%, and this shape reaches
-// 0.95x cuBLAS at 4096³ and 8192³, 0.90x at 4095³ (docs/gemm.md has every version).
+// across slice boundaries gave +6-9% to the 8 × 16 shapes, the row-inner order of the FMAs +1.7%,
+// and this shape reaches 0.95x cuBLAS at 4096³, 0.96x at 8192³, 0.90x at 4095³ (docs/gemm.md has
+// every version).
 #include "../core/bulk_copy.cuh"
 #include "gemm_cuda.cuh"
 
@@ -234,8 +235,8 @@ __global__ void __launch_bounds__(pipeline_shape<BlockM, BlockN, BlockK, ThreadN
       }
       read_fragments(reading, (kk + 1) % BlockK, a_values[(kk + 1) % 2], b_values[(kk + 1) % 2]);
       // Rows inner: one B value feeds 8 FMAs in a row. The other order (B inner) was 1.7% slower at
-      // 4096³ and 8192³, and ncu showed it with twice cuBLAS's dispatch stalls per issued instruction,
-      // the mark of register-bank conflicts (this order was not profiled).
+      // 4096³ and 8192³. ncu counts 0.15 dispatch stalls per issued instruction for this order, 0.21
+      // for B inner (at 128 × 256) and 0.10 for cuBLAS: the mark of register-bank conflicts.
       SWATH_UNROLL
       for (int q = 0; q < ThreadN; ++q) {
         SWATH_UNROLL
