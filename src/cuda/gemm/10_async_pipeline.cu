@@ -30,29 +30,17 @@
 // across slice boundaries gave +6-9% to the 8 × 16 shapes, the row-inner order of the FMAs +1.7%,
 // and this shape reaches 0.95x cuBLAS at 4096³, 0.96x at 8192³, 0.90x at 4095³ (docs/gemm.md has
 // every version).
+#include "../core/async_copy.cuh"
 #include "../core/bulk_copy.cuh"
 #include "gemm_cuda.cuh"
 
 namespace swath::gemm::cuda {
 namespace {
 
+using swath::cuda::commit_copies;
+using swath::cuda::copy_async_or_zeros;
 using swath::cuda::shared_address;
-
-// cp.async of one float or one 16-byte piece; `source_bytes` < the copy's size fills the rest of the
-// destination with zeros (0: nothing is read, the source pointer only has to be a valid address).
-__device__ __forceinline__ void copy_float(unsigned destination, const float* source, unsigned source_bytes) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(destination), "l"(source), "r"(source_bytes)
-               : "memory");
-}
-__device__ __forceinline__ void copy_float4(unsigned destination, const float* source, unsigned source_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(destination), "l"(source), "r"(source_bytes)
-               : "memory");
-}
-__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int Pending>
-__device__ __forceinline__ void wait_copies() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(Pending) : "memory");
-}
+using swath::cuda::wait_copies;
 
 template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages>
 struct pipeline_shape {
@@ -116,9 +104,9 @@ struct slice_copier {
           const unsigned to = destination + static_cast<unsigned>(dr * 8 * pitch + wr * wide_per_round) * 4;
           if (Checked) {
             const bool inside = d + dr * 8 < depth_count && wide0 + w + wr * wide_per_round < v.wide;
-            copy_float(to, inside ? from : v.data, inside ? 4 : 0);
+            copy_async_or_zeros<4>(to, inside ? from : v.data, inside ? 4 : 0);
           } else {
-            copy_float(to, from, 4);
+            copy_async_or_zeros<4>(to, from, 4);
           }
         }
       }
@@ -135,13 +123,13 @@ struct slice_copier {
           // fewer source bytes would still name 16 bytes, past the end of the last row.
           const std::int64_t left = d < depth_count ? v.wide - (wide0 + w) : 0;
           if (left >= 4) {
-            copy_float4(to, from, 16);
+            copy_async_or_zeros<16>(to, from, 16);
           } else {
             SWATH_UNROLL
-            for (int e = 0; e < 4; ++e) copy_float(to + 4 * e, e < left ? from + e : v.data, e < left ? 4 : 0);
+            for (int e = 0; e < 4; ++e) copy_async_or_zeros<4>(to + 4 * e, e < left ? from + e : v.data, e < left ? 4 : 0);
           }
         } else {
-          copy_float4(to, from, 16);
+          copy_async_or_zeros<16>(to, from, 16);
         }
       }
     } else {
@@ -153,9 +141,9 @@ struct slice_copier {
         const unsigned to = panel + static_cast<unsigned>(d * pitch + w) * 4;
         if (Checked) {
           const bool inside = d < depth_count && wide0 + w < v.wide;
-          copy_float(to, inside ? from : v.data, inside ? 4 : 0);
+          copy_async_or_zeros<4>(to, inside ? from : v.data, inside ? 4 : 0);
         } else {
-          copy_float(to, from, 4);
+          copy_async_or_zeros<4>(to, from, 4);
         }
       }
     }

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "../../stencil/steps.hpp"
+#include "../core/async_copy.cuh"
 #include "swath/core/error.hpp"
 
 namespace swath::stencil::cuda {
@@ -88,26 +89,10 @@ __device__ __forceinline__ bool copies_itself(const frame& f, int x, int y, int 
                                       z >= f.nz - f.r);
 }
 
-// Asynchronous copies global -> shared (Ampere's LDGSTS, no register round trip), for steps 06
-// and 07. 16-byte copies bypass L1 (.cg); 4 and 8-byte ones may only use .ca.
-// One cp.async of 16, 8 or 4 bytes to a shared-memory window address (32-bit: no conversion per copy).
-__device__ __forceinline__ void copy_async(unsigned address, const void* global, int bytes) {
-  if (bytes == 16) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(address), "l"(global) : "memory");
-  } else if (bytes == 8) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(address), "l"(global) : "memory");
-  } else {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(address), "l"(global) : "memory");
-  }
-}
-__device__ __forceinline__ void copy_async(void* shared, const void* global, int bytes) {
-  copy_async(static_cast<unsigned>(__cvta_generic_to_shared(shared)), global, bytes);
-}
-__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int Pending>
-__device__ __forceinline__ void wait_copies() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(Pending) : "memory");
-}
+// Ampere's asynchronous copies (core/async_copy.cuh), for steps 06 and 07.
+using swath::cuda::commit_copies;
+using swath::cuda::copy_async;
+using swath::cuda::wait_copies;
 
 // The 16-byte vectors of steps 07 and 08: 4 floats or 2 doubles, one per thread along x.
 template <class T>
