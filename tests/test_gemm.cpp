@@ -8,7 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "swath/core/buffer.hpp"
+#include "swath/core/device.hpp"
 #include "swath/core/error.hpp"
+#include "swath/core/random.hpp"
 #include "swath/gemm.hpp"
 #include "swath/schedule/cache_model.hpp"
 #include "test_support.hpp"
@@ -116,6 +119,65 @@ TEST(GpuGemmAsyncPipeline, EveryPairOfCopyModesAndPartialSlicesMatchTheReference
     const auto result = check_once(v, p);
     ASSERT_TRUE(result.passed()) << c.size.text() << " " << c.layout << ": " << result.describe();
     ASSERT_EQ(result.checked, p.m * p.n);
+  }
+}
+
+// Step 11 cuts the last tiles along K: each block takes an even run of slices, the parts of a tile are
+// stored in the blocks' slots and added by whichever block arrives last. blocks=N fixes the grid, so
+// the cases do not depend on the GPU's SM count. Comments give tiles, slices a tile (8 deep, the first
+// one partial when 8 does not divide K) and the split.
+TEST(GpuGemmStreamK, EverySplitOfKMatchesTheReference) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const variant& v = find_variant("gemm/cuda/11_stream_k");
+  struct case_spec {
+    bench::size_spec size;
+    const char* layout;
+  };
+  for (const case_spec& c : {
+           // 12 tiles of 250 slices on 40 blocks: runs of 75, 4-5 blocks a tile, every adder position
+           case_spec{{{300, 700, 2000}}, "blocks=40"},
+           case_spec{{{300, 700, 2000}}, "blocks=40 op=tt ld=padded beta=1"},
+           // 30 tiles of 17 (the first slice 3 deep) on 7 blocks: 21 whole tiles, 9 cut into runs of 21
+           case_spec{{{1100, 700, 131}}, "blocks=7"},
+           case_spec{{{1100, 700, 131}}, "blocks=7 op=nt alpha=0.5 order=zigzag column_width=300"},
+           // 9 tiles of 125 on 4 blocks: 4 whole, 5 cut into runs of 156 (tiles over the edge, op=tn)
+           case_spec{{{520, 260, 1000}}, "blocks=4 op=tn beta=0.5"},
+           case_spec{{{520, 261, 1000}}, "blocks=4 op=tn ld=padded"},
+           // 1 tile of 625 (one element) on 13 blocks: 13 parts
+           case_spec{{{1, 1, 5000}}, "blocks=13"},
+           // runs of 8 slices would be shorter than 16: whole tiles only, in 2 rounds
+           case_spec{{{300, 700, 40}}, "blocks=7"},
+           // more blocks than tiles and too little K to cut: one block a tile
+           case_spec{{{33, 17, 65}}, "blocks=1000"}}) {
+    const problem p = make_problem(v, {c.size, c.layout});
+    const auto result = check_once(v, p);
+    ASSERT_TRUE(result.passed()) << c.size.text() << " " << c.layout << ": " << result.describe();
+    ASSERT_EQ(result.checked, p.m * p.n);
+  }
+}
+
+// The parts of a tile are added in block order whichever block adds them: the same inputs give the same
+// bits on every run, though which block arrives last changes.
+TEST(GpuGemmStreamK, TheSameInputsGiveTheSameBitsEveryRun) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const variant& v = find_variant("gemm/cuda/11_stream_k");
+  const problem p = make_problem(v, {{{300, 700, 2000}}, "blocks=40"});
+  buffer<float> a(memory_kind::device, static_cast<std::size_t>(p.m * p.k));
+  buffer<float> b(memory_kind::device, static_cast<std::size_t>(p.k * p.n));
+  buffer<float> c(memory_kind::device, static_cast<std::size_t>(p.m * p.n));
+  const std::uint64_t seed = testing::fresh_seed();
+  fill_random_device(a.data(), static_cast<std::int64_t>(a.size()), seed);
+  fill_random_device(b.data(), static_cast<std::int64_t>(b.size()), seed + 1);
+  const launch_context launch = bench::prepare_launch(v.info, v.supports(p));
+  buffer<float> first(memory_kind::host, c.size()), again(memory_kind::host, c.size());
+  for (int run = 0; run < 6; ++run) {
+    v.run(p, {a.data(), b.data(), c.data()}, launch);
+    device_synchronize();
+    copy(run == 0 ? first : again, c);
+    if (run == 0) continue;
+    std::int64_t differing = 0;
+    for (std::size_t i = 0; i < c.size(); ++i) differing += first.data()[i] != again.data()[i] ? 1 : 0;
+    ASSERT_EQ(differing, 0) << "run " << run << " (seed " << seed << ")";
   }
 }
 

@@ -61,6 +61,7 @@ struct problem {
   enum class block_order : int { row, column, zigzag };
   block_order order = block_order::row;
   tile_policy policy = tile_policies[0];  // the tunable step's tile shape
+  std::int64_t persistent_blocks = 0;     // the stream-K step's grid; 0: one block per resident slot
 };
 
 // The stored shapes, and the elements of op(A) and op(B) wherever they are stored.

@@ -20,5 +20,6 @@ void warptiled(const problem&, const operands&, const launch_context&);        /
 void double_buffered(const problem&, const operands&, const launch_context&);  // 08_double_buffered.cu
 void interior_fast_path(const problem&, const operands&, const launch_context&); // 09_interior_fast_path.cu
 void async_pipeline(const problem&, const operands&, const launch_context&);   // 10_async_pipeline.cu
+void stream_k(const problem&, const operands&, const launch_context&);         // 11_stream_k.cu
 void cublas_sgemm(const problem&, const operands&, const launch_context&);     // vendor_cublas.cpp
 }  // namespace swath::gemm::cuda

@@ -1,0 +1,272 @@
+// CUDA step 11: stream-K. Step 10's pipeline and tile, with the work shared out so that every SM
+// finishes at the same time.
+//
+// Step 10 launches one block per 256 × 128 tile, one block an SM. When the tiles are not a multiple of
+// the SMs the last wave runs part-empty: 1000 × 3000 × 700 and 8191 × 257 × 4099 have 96 tiles for
+// 132 SMs (one wave, 36 SMs idle throughout). Here the grid is one block per resident slot, and
+//  - the first tiles, in the problem's block order, are taken whole: block b takes tiles b, b + grid,
+//    ... for all but the last full round;
+//  - the rest, one round plus the remainder (or all the tiles when there are fewer than the grid),
+//    are cut along K: their slices form one sequence that is split evenly, each block taking a run of
+//    consecutive slices that may start and end inside a tile;
+//  - a block that covers part of a tile stores its partial sums in its slot (two a block: the part at
+//    the start of its run and the part at the end), then takes a ticket on the tile's counter; the
+//    last to arrive adds the parts in block order and writes C. Nobody waits on anybody, so any grid
+//    is correct, resident or not, and the order of the additions is fixed, so the result does not
+//    change from run to run.
+// A share shorter than 16 slices (128 of K) is not split: a part's store and reload (128 KiB each way)
+// would cost more than the balance gains. With blocks=auto, a problem whose waves of whole tiles are at
+// least 90% full (4096³, 4095³, 8192³: 512 or 2048 tiles, 97%) runs step 10's kernel: this kernel's
+// main loop measured 3-5% slower than step 10's at the same work. blocks=N (a problem parameter)
+// always runs this kernel, on N blocks.
+//
+// Two things in the code are there for the register allocator, found by counting register-bank
+// conflicts in the main loop's SASS (FFMAs with two sources in one bank and no reuse flag; step 10:
+// 179 of 1024): the parts are stored float by float (16-byte stores of the sums made it about 600) and
+// added 8 groups of four at a time (16 made it about 620, at 255 registers).
+//
+// Prediction (before the first run, from step 10's H200 times): a share of S·T/G slices a block
+// instead of ceil(T/G) tiles of S, plus one part stored and reloaded per block. 1000 × 3000 × 700:
+// 64 slices a block instead of 88, ×0.73 → ~0.105 ms from 0.140 (≈ 1.0x cuBLAS); 8191 × 257 × 4099:
+// 373 instead of 513 → ~0.60 ms from 0.81 (≈ 0.93x); 4096³, 4095³ and 8192³: 3.88 and 15.52 waves
+// instead of 4 and 16, −3%. Outcome (H200, docs/gemm.md): 8191 × 257 × 4099 as predicted, 0.60 ms;
+// 1000 × 3000 × 700 0.123 ms, 20 µs short of the prediction; the large shapes 3% *slower* when split,
+// which is why they run step 10.
+#include <cuda/atomic>
+
+#include <algorithm>
+#include <mutex>
+
+#include "async_pipeline.cuh"
+#include "swath/core/buffer.hpp"
+
+namespace swath::gemm::cuda {
+namespace {
+
+// The shortest share of K slices worth cutting a tile for.
+constexpr std::int64_t smallest_share = 16;
+// With blocks=auto, waves of whole tiles at least this full go to step 10's kernel, one block a tile:
+// on an H200 this kernel's main loop ran 3-5% slower than step 10's at the same work (4096³ on 128
+// blocks, 4 rounds of whole tiles: 2.97 ms against 2.82), more than a 90%-full last wave loses.
+constexpr double full_enough = 0.9;
+
+// How the tiles are shared out, decided on the host per launch.
+struct stream_k_plan {
+  std::int64_t slices = 0;        // K slices a tile
+  std::int64_t whole_tiles = 0;   // the first tiles in block order, one block each, in rounds of the grid
+  std::int64_t shared_tiles = 0;  // the rest, whose slices are split evenly over the grid
+  float* partials = nullptr;      // two slots a block, one tile of sums each
+  int* arrivals = nullptr;        // a counter per shared tile, 0 between launches
+
+  // Block `block`'s share of the shared tiles' slices is [share_start(block), share_start(block + 1)).
+  [[nodiscard]] SWATH_HD_INLINE std::int64_t share_start(std::int64_t block, std::int64_t grid) const {
+    return block * (shared_tiles * slices) / grid;
+  }
+  // The block whose share holds slice `g`: the last block with share_start(block) ≤ g, i.e.
+  // block · total < (g + 1) · grid.
+  [[nodiscard]] SWATH_HD_INLINE std::int64_t owner(std::int64_t g, std::int64_t grid) const {
+    const std::int64_t total = shared_tiles * slices;
+    return ((g + 1) * grid + total - 1) / total - 1;
+  }
+};
+
+// A part of shared tile `tile` from block `block`: the block's first slot when its share starts inside
+// the tile (or at its start), its second when the share ends there. A slot holds thread t's float4
+// number e (sums r = e / (ThreadN / 4), columns 4·(e % (ThreadN / 4)) on) at e·Threads + t.
+template <int Floats>
+__device__ __forceinline__ float4* slot_of(const stream_k_plan& plan, std::int64_t block, std::int64_t tile) {
+  const bool starts_here = plan.share_start(block, gridDim.x) >= tile * plan.slices;
+  return reinterpret_cast<float4*>(plan.partials + (2 * block + (starts_here ? 0 : 1)) * Floats);
+}
+
+// Float by float: a 16-byte store needs the four sums in four consecutive registers, and that constraint
+// alone made ptxas allocate the main loop's FMAs into 3x as many register-bank conflicts (their SASS).
+template <int Threads, int ThreadN>
+__device__ __forceinline__ void store_part(const stream_k_plan& plan, std::int64_t tile, const float (&sum)[8][ThreadN]) {
+  float* mine = reinterpret_cast<float*>(slot_of<Threads * 8 * ThreadN>(plan, blockIdx.x, tile));
+  const int t = static_cast<int>(threadIdx.x);
+  SWATH_UNROLL
+  for (int r = 0; r < 8; ++r) {
+    SWATH_UNROLL
+    for (int q = 0; q < ThreadN; ++q) __stcg(mine + (r * ThreadN + q) * Threads + t, sum[r][q]);
+  }
+}
+
+// After a block has stored its part of shared tile `tile`: a ticket on the tile's counter, and the
+// last block to arrive adds every part in block order, ((part first + part first+1) + ...), the same
+// order whoever adds, and writes C. Not inlined: beside the main loop's 128 sums, this code made ptxas
+// allocate the FMAs' registers into 3-4x as many bank conflicts (SASS of the main loop).
+template <int Threads, int ThreadN>
+__device__ __noinline__ void settle_shared_tile(const problem& p, float* c, bool c_vector_ok, const stream_k_plan& plan,
+                                                std::int64_t tile, std::int64_t i0, std::int64_t j0, int row0,
+                                                int column0) {
+  constexpr int floats = Threads * 8 * ThreadN, per_row = ThreadN / 4, per_round = 8;
+  static_assert(8 * per_row % per_round == 0, "whole rounds");
+  __shared__ int last_to_arrive;
+  const int t = static_cast<int>(threadIdx.x);
+  const std::int64_t grid = gridDim.x;
+  const std::int64_t first = plan.owner(tile * plan.slices, grid);
+  const std::int64_t last = plan.owner((tile + 1) * plan.slices - 1, grid);
+  ::cuda::atomic_ref<int, ::cuda::thread_scope_device> arrivals(plan.arrivals[tile]);
+  __threadfence();  // this thread's part is visible on the device...
+  __syncthreads();  // ...and everyone's, before the ticket
+  if (t == 0) {
+    last_to_arrive = arrivals.fetch_add(1, ::cuda::memory_order_acq_rel) == static_cast<int>(last - first);
+    if (last_to_arrive) arrivals.store(0, ::cuda::memory_order_relaxed);  // ready for the next launch
+  }
+  __syncthreads();
+  if (!last_to_arrive) return;
+  // Thread t adds up its own sums' places, 16 groups of four (64 loads in flight) at a time.
+  const auto element = [&](int group, int x) { return (group / per_row * ThreadN + group % per_row * 4 + x) * Threads + t; };
+  const float* first_part = reinterpret_cast<const float*>(slot_of<floats>(plan, first, tile));
+  SWATH_UNROLL
+  for (int round = 0; round < 8 * per_row / per_round; ++round) {
+    float4 total[per_round];
+    SWATH_UNROLL
+    for (int e = 0; e < per_round; ++e) {
+      const int group = round * per_round + e;
+      total[e] = make_float4(__ldcg(first_part + element(group, 0)), __ldcg(first_part + element(group, 1)),
+                             __ldcg(first_part + element(group, 2)), __ldcg(first_part + element(group, 3)));
+    }
+    // Every block after `first` starts its share inside the tile: its first slot.
+    for (std::int64_t from = first + 1; from <= last; ++from) {
+      const float* part = plan.partials + 2 * from * floats;
+      SWATH_UNROLL
+      for (int e = 0; e < per_round; ++e) {
+        const int group = round * per_round + e;
+        total[e].x += __ldcg(part + element(group, 0)), total[e].y += __ldcg(part + element(group, 1));
+        total[e].z += __ldcg(part + element(group, 2)), total[e].w += __ldcg(part + element(group, 3));
+      }
+    }
+    SWATH_UNROLL
+    for (int e = 0; e < per_round; ++e) {
+      const int group = round * per_round + e, r = group / per_row, j = group % per_row;
+      store_four(p, c, c_vector_ok, i0 + row0 + r % 4 + r / 4 * 32, j0 + column0 + 16 * j, total[e]);
+    }
+  }
+}
+
+template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages, copy_mode AMode, copy_mode BMode>
+__global__ void __launch_bounds__(pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>::threads,
+                                  pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>::blocks_per_sm)
+    stream_k_kernel(problem p, operand_view a, operand_view b, float* c, bool c_vector_ok, stream_k_plan plan) {
+  using s = pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>;
+  extern __shared__ __align__(16) float stages[];
+  const int t = static_cast<int>(threadIdx.x), warp = t / 32, lane = t % 32;
+  const int row0 = warp / s::warps_n * s::warp_m + lane / 4 * 4;
+  const int column0 = warp % s::warps_n * s::warp_n + lane % 4 * 4;
+  const std::int64_t grid = gridDim.x, block = blockIdx.x;
+
+  // One loop over the block's work, so that the pipeline is inlined once: whole tiles block, block +
+  // grid, ... below whole_tiles, then the runs of slices in [share_start(block), share_start(block + 1)).
+  std::int64_t whole = block;
+  std::int64_t g = plan.share_start(block, grid);
+  const std::int64_t end = plan.share_start(block + 1, grid);
+  float sum[8][ThreadN];
+  while (whole < plan.whole_tiles || g < end) {
+    const bool taking_whole = whole < plan.whole_tiles;
+    const std::int64_t shared = taking_whole ? 0 : g / plan.slices;  // the shared tile's number
+    const std::int64_t slice_begin = taking_whole ? 0 : g - shared * plan.slices;
+    const std::int64_t slice_end = taking_whole ? plan.slices : std::min(plan.slices, slice_begin + (end - g));
+    const schedule::tile_coordinate tile =
+        tile_for_block(p, taking_whole ? whole : plan.whole_tiles + shared, BlockM, BlockN);
+    const std::int64_t i0 = tile.y * BlockM, j0 = tile.x * BlockN;
+    SWATH_UNROLL
+    for (int r = 0; r < 8; ++r) {
+      SWATH_UNROLL
+      for (int q = 0; q < ThreadN; ++q) sum[r][q] = 0.0f;
+    }
+    accumulate_slices<BlockM, BlockN, BlockK, ThreadN, Stages, AMode, BMode>(a, b, stages, p.k, i0, j0, slice_begin,
+                                                                            slice_end, row0, column0, sum);
+    if (slice_begin == 0 && slice_end == plan.slices) {
+      store_tile(p, c, c_vector_ok, i0, j0, row0, column0, sum);
+    } else {
+      store_part<s::threads>(plan, shared, sum);
+      settle_shared_tile<s::threads, ThreadN>(p, c, c_vector_ok, plan, shared, i0, j0, row0, column0);
+    }
+    if (taking_whole) {
+      whole += grid;
+    } else {
+      g += slice_end - slice_begin;
+    }
+    __syncthreads();  // everyone is done with the stages before the next tile's copies
+  }
+}
+
+// The slots and counters, allocated for the largest grid asked for and kept. The counters start at 0
+// and every launch leaves them at 0; launches on different streams at the same time would share them.
+struct workspace {
+  float* partials;
+  int* arrivals;
+};
+workspace workspace_for(std::int64_t grid, std::int64_t slot_floats) {
+  static std::mutex guard;
+  static buffer<std::uint8_t> storage;
+  static std::int64_t grid_held = 0;
+  const std::lock_guard lock(guard);
+  // 2 · grid counters (at most grid + grid - 1 tiles are shared), rounded to 256 bytes, then the slots.
+  const auto counter_bytes = [](std::int64_t g) { return (2 * g * 4 + 255) / 256 * 256; };
+  if (grid > grid_held) {
+    const std::int64_t bytes = counter_bytes(grid) + 2 * grid * slot_floats * 4;
+    storage = buffer<std::uint8_t>(memory_kind::device, static_cast<std::size_t>(bytes));
+    SWATH_CUDA_CHECK(cudaMemset(storage.data(), 0, static_cast<std::size_t>(counter_bytes(grid))));
+    SWATH_CUDA_CHECK(cudaDeviceSynchronize());  // zeros before any stream's launch
+    grid_held = grid;
+  }
+  return {reinterpret_cast<float*>(storage.data() + counter_bytes(grid_held)), reinterpret_cast<int*>(storage.data())};
+}
+
+// The shared tiles: one round plus the remainder (each block gets 1-2 tiles' worth of slices), all the
+// tiles when there are fewer than the grid, none when the tiles divide into rounds or the shares would
+// be shorter than smallest_share.
+inline std::int64_t tiles_to_share(std::int64_t tiles, std::int64_t grid, std::int64_t slices) {
+  const std::int64_t rounds = tiles / grid, rest = tiles % grid;
+  const std::int64_t shared = rest == 0 ? 0 : (rounds == 0 ? tiles : grid + rest);
+  return shared * slices / grid < smallest_share ? 0 : shared;
+}
+
+template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages>
+void launch(const problem& p, const operands& x, const launch_context& launch_on) {
+  using s = pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>;
+  const cudaStream_t stream = stream_of(launch_on);
+  with_copy_modes(p, x, [&](auto a_mode, auto b_mode) {
+    constexpr auto kernel = stream_k_kernel<BlockM, BlockN, BlockK, ThreadN, Stages, a_mode.value, b_mode.value>;
+    allow_shared_bytes<kernel>(s::shared_bytes);
+    // One block per resident slot unless blocks=N says otherwise.
+    static const int resident_per_sm = [] {
+      int blocks = 0;
+      SWATH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, s::threads, s::shared_bytes));
+      return std::max(blocks, 1);
+    }();
+    const std::int64_t tiles = blocks_for_tiles(p, BlockM, BlockN);
+    std::int64_t grid = p.persistent_blocks > 0 ? p.persistent_blocks
+                                                : static_cast<std::int64_t>(std::max(launch_on.sm_count, 1)) * resident_per_sm;
+    stream_k_plan plan;
+    plan.slices = (p.k + BlockK - 1) / BlockK;
+    plan.shared_tiles = tiles_to_share(tiles, grid, plan.slices);
+    plan.whole_tiles = tiles - plan.shared_tiles;
+    const double fill = static_cast<double>(tiles) / static_cast<double>((tiles + grid - 1) / grid * grid);
+    if (p.persistent_blocks == 0 && (plan.shared_tiles == 0 || fill >= full_enough)) {
+      async_pipeline(p, x, launch_on);  // step 10: one block a tile
+      return;
+    }
+    if (plan.shared_tiles == 0) {
+      grid = std::min(grid, tiles);  // whole tiles only: no block without one
+    } else {
+      const workspace held = workspace_for(grid, s::threads * 8 * ThreadN);
+      plan.partials = held.partials, plan.arrivals = held.arrivals;
+    }
+    SWATH_EXPECTS(grid <= 0x7fffffff, "gemm: more blocks than a grid holds");
+    kernel<<<static_cast<unsigned>(grid), s::threads, s::shared_bytes, stream>>>(
+        p, view_of_a(p, x.a), view_of_b(p, x.b), x.c, aligned16(x.c, p.ldc), plan);
+    SWATH_CHECK_LAST();
+  });
+}
+
+}  // namespace
+
+void stream_k(const problem& p, const operands& x, const launch_context& launch_on) {
+  launch<256, 128, 8, 16, 3>(p, x, launch_on);
+}
+
+}  // namespace swath::gemm::cuda

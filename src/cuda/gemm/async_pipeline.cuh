@@ -1,0 +1,272 @@
+#pragma once
+// Step 10's pipeline, which step 11 reuses: the block-tile shape, the three ways one operand's slice
+// reaches shared memory by cp.async, the main loop over a range of K slices of one tile, and the
+// tile's epilogue. Step 10 runs one tile a block over all of K; step 11 runs the same loop over parts
+// of K (stream-K). Why each piece is as it is: 10_async_pipeline.cu.
+#include "../core/async_copy.cuh"
+#include "../core/bulk_copy.cuh"
+#include "gemm_cuda.cuh"
+
+namespace swath::gemm::cuda {
+
+using swath::cuda::commit_copies;
+using swath::cuda::copy_async;
+using swath::cuda::copy_async_or_zeros;
+using swath::cuda::shared_address;
+using swath::cuda::wait_copies;
+
+template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages>
+struct pipeline_shape {
+  static constexpr int thread_m = 8, thread_n = ThreadN;
+  // Lanes as 8 × 4: a lane's rows are lane / 4 · 4 + {0..3, 32..35}, its columns lane % 4 · 4 + 16·j.
+  static constexpr int warp_m = 8 * thread_m, warp_n = 4 * thread_n;
+  static constexpr int warps_m = BlockM / warp_m, warps_n = BlockN / warp_n;
+  static constexpr int threads = 32 * warps_m * warps_n;
+  // Panels depth-major, rows padded to ≡ 4 mod 32 floats: 16-byte aligned rows, and the transposing
+  // copies' 8 depths × 4 indices land in 32 distinct banks.
+  static constexpr int a_pitch = BlockM + 4, b_pitch = BlockN + 4;
+  static constexpr int a_floats = BlockK * a_pitch, b_floats = BlockK * b_pitch;
+  static constexpr int stage_floats = a_floats + b_floats;
+  static constexpr int shared_bytes = Stages * stage_floats * 4;
+  // ThreadN 8: ≤ 128 registers, two blocks of 256 threads an SM; ThreadN 16: ≤ 255 registers.
+  static constexpr int blocks_per_sm = threads * (ThreadN == 8 ? 128 : 256) * 2 <= 65536 ? 2 : 1;
+  static_assert(ThreadN == 8 || ThreadN == 16, "micro-tiles of 8 x 8 or 8 x 16");
+  static_assert(BlockM % warp_m == 0 && BlockN % warp_n == 0, "whole warp tiles");
+  static_assert(BlockK % 8 == 0, "the transposing copies take 8 depths a warp");
+  static_assert(Stages >= 2, "at least one slice in flight");
+};
+
+// How one operand's slice reaches shared memory. `wide` is M for op(A), N for op(B).
+enum class copy_mode : int {
+  transposing,  // stored wide-major: 4-byte copies, transposed on the way
+  vector,       // stored deep-major with 16-byte aligned rows: 16-byte copies
+  scalar,       // stored deep-major, rows not 16-byte aligned: 4-byte copies
+};
+
+__host__ __device__ inline copy_mode mode_of(const operand_view& v) {
+  return v.contiguous_in_depth ? copy_mode::transposing : (v.vector_ok ? copy_mode::vector : copy_mode::scalar);
+}
+
+// One operand's Deep × Wide slice, copied by Threads threads into panel[d][w] (pitch Wide + 4).
+template <int Wide, int Deep, int Threads>
+struct slice_copier {
+  static constexpr int pitch = Wide + 4;
+  // transposing: a round of Threads copies covers 8 depths × Threads / 8 wide indices
+  static constexpr int wide_per_round = Threads / 8;
+  static_assert(Wide % wide_per_round == 0, "whole rounds of transposing copies");
+  // vector: Deep × Wide / 4 pieces; scalar: Deep × Wide elements, in rounds of Threads
+  static_assert(Deep * Wide / 4 % Threads == 0, "whole rounds of 16-byte copies");
+
+  // Copies the slice at (depth0, wide0), `depth_count` ≤ Deep deep, into the panel at shared address
+  // `panel`. Checked: elements outside the matrix or past depth_count arrive as zeros; unchecked: the
+  // caller knows the whole slice lies inside.
+  template <bool Checked, copy_mode Mode>
+  __device__ __forceinline__ static void copy(const operand_view& v, std::int64_t depth0,
+                                              std::int64_t wide0, int depth_count, unsigned panel) {
+    const int t = static_cast<int>(threadIdx.x);
+    if constexpr (Mode == copy_mode::transposing) {
+      const int d = t % 8, w = t / 8;
+      const float* source = v.data + (wide0 + w) * v.ld + depth0 + d;
+      const std::int64_t round_step = static_cast<std::int64_t>(wide_per_round) * v.ld;
+      const unsigned destination = panel + static_cast<unsigned>(d * pitch + w) * 4;
+      SWATH_UNROLL
+      for (int dr = 0; dr < Deep / 8; ++dr) {
+        SWATH_UNROLL
+        for (int wr = 0; wr < Wide / wide_per_round; ++wr) {
+          const float* from = source + wr * round_step + dr * 8;
+          const unsigned to = destination + static_cast<unsigned>(dr * 8 * pitch + wr * wide_per_round) * 4;
+          if (Checked) {
+            const bool inside = d + dr * 8 < depth_count && wide0 + w + wr * wide_per_round < v.wide;
+            copy_async_or_zeros<4>(to, inside ? from : v.data, inside ? 4 : 0);
+          } else {
+            copy_async_or_zeros<4>(to, from, 4);
+          }
+        }
+      }
+    } else if constexpr (Mode == copy_mode::vector) {
+      constexpr int pieces_per_row = Wide / 4;
+      SWATH_UNROLL
+      for (int q = 0; q < Deep * Wide / 4 / Threads; ++q) {
+        const int piece = t + q * Threads;
+        const int d = piece / pieces_per_row, w = piece % pieces_per_row * 4;
+        const float* from = v.data + (depth0 + d) * v.ld + wide0 + w;
+        const unsigned to = panel + static_cast<unsigned>(d * pitch + w) * 4;
+        if (Checked) {
+          // A piece that the matrix's edge cuts is copied float by float: a 16-byte copy that asks for
+          // fewer source bytes would still name 16 bytes, past the end of the last row.
+          const std::int64_t left = d < depth_count ? v.wide - (wide0 + w) : 0;
+          if (left >= 4) {
+            copy_async_or_zeros<16>(to, from, 16);
+          } else {
+            SWATH_UNROLL
+            for (int e = 0; e < 4; ++e) copy_async_or_zeros<4>(to + 4 * e, e < left ? from + e : v.data, e < left ? 4 : 0);
+          }
+        } else {
+          copy_async_or_zeros<16>(to, from, 16);
+        }
+      }
+    } else {
+      SWATH_UNROLL
+      for (int q = 0; q < Deep * Wide / Threads; ++q) {
+        const int element = t + q * Threads;
+        const int d = element / Wide, w = element % Wide;
+        const float* from = v.data + (depth0 + d) * v.ld + wide0 + w;
+        const unsigned to = panel + static_cast<unsigned>(d * pitch + w) * 4;
+        if (Checked) {
+          const bool inside = d < depth_count && wide0 + w < v.wide;
+          copy_async_or_zeros<4>(to, inside ? from : v.data, inside ? 4 : 0);
+        } else {
+          copy_async_or_zeros<4>(to, from, 4);
+        }
+      }
+    }
+  }
+};
+
+
+// Where K slice `slice` starts, and how deep it is: K in slices of BlockK, and when BlockK does not
+// divide K the *first* slice is the partial one, so every later slice is whole.
+template <int BlockK>
+struct slice_split {
+  int partial;          // K % BlockK
+  std::int64_t slices;  // ceil(K / BlockK)
+  __device__ __forceinline__ explicit slice_split(std::int64_t k)
+      : partial(static_cast<int>(k % BlockK)), slices(k / BlockK + (k % BlockK > 0 ? 1 : 0)) {}
+  [[nodiscard]] __device__ __forceinline__ std::int64_t depth0(std::int64_t slice) const {
+    return slice == 0 ? 0 : (partial > 0 ? partial + (slice - 1) * BlockK : slice * BlockK);
+  }
+  [[nodiscard]] __device__ __forceinline__ int depth_count(std::int64_t slice) const {
+    return slice == 0 && partial > 0 ? partial : BlockK;
+  }
+};
+
+// sum += op(A)[i0.., slices] · op(B)[slices, j0..] over K slices [slice_begin, slice_end) of the
+// tile at (i0, j0): the copies run Stages - 1 slices ahead of the FMAs. The caller has passed a
+// barrier since anyone last read `stages`; on return no copy is in flight, but other warps may still
+// read `stages` until the next barrier.
+template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages, copy_mode AMode, copy_mode BMode>
+__device__ __forceinline__ void accumulate_slices(const operand_view& a, const operand_view& b, float* stages,
+                                                  std::int64_t k, std::int64_t i0, std::int64_t j0,
+                                                  std::int64_t slice_begin, std::int64_t slice_end, int row0,
+                                                  int column0, float (&sum)[8][ThreadN]) {
+  using s = pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>;
+  using a_copier = slice_copier<BlockM, BlockK, s::threads>;
+  using b_copier = slice_copier<BlockN, BlockK, s::threads>;
+  // Slices count from 0: the main loop's copies, Stages - 1 ahead, are never of the partial first
+  // slice, and the compiler drops that case from them only if it knows.
+  if (slice_begin < 0) __builtin_unreachable();
+  const bool interior = i0 + BlockM <= a.wide && j0 + BlockN <= b.wide;
+  const slice_split<BlockK> split(k);
+  const unsigned stages_address = shared_address(stages);
+
+  // Slice `slice` into stage `stage`.
+  const auto copy_slice = [&](std::int64_t slice, int stage) {
+    const std::int64_t depth0 = split.depth0(slice);
+    const int depth_count = split.depth_count(slice);
+    const unsigned a_panel = stages_address + static_cast<unsigned>(stage * s::stage_floats) * 4;
+    const unsigned b_panel = a_panel + s::a_floats * 4;
+    if (interior && depth_count == BlockK) {
+      a_copier::template copy<false, AMode>(a, depth0, i0, BlockK, a_panel);
+      b_copier::template copy<false, BMode>(b, depth0, j0, BlockK, b_panel);
+    } else {
+      a_copier::template copy<true, AMode>(a, depth0, i0, depth_count, a_panel);
+      b_copier::template copy<true, BMode>(b, depth0, j0, depth_count, b_panel);
+    }
+  };
+
+  SWATH_UNROLL
+  for (int stage = 0; stage < Stages - 1; ++stage) {
+    if (slice_begin + stage < slice_end) copy_slice(slice_begin + stage, stage);
+    commit_copies();  // empty groups too: group g always holds slice slice_begin + g
+  }
+  wait_copies<Stages - 2>();  // the first slice has landed (this thread's copies)...
+  __syncthreads();            // ...and everyone's
+
+  // The fragments of depth kk + 1 are read from shared memory while the FMAs of depth kk run, across
+  // slice boundaries too: the block waits for slice s + 1 at the last depth of slice s, so the first
+  // reads of a slice overlap the last 64-128 FMAs of the one before.
+  float a_values[2][8], b_values[2][ThreadN];
+  const auto read_fragments = [&](const float* stage, int kk, float(&a_out)[8], float(&b_out)[ThreadN]) {
+    read_eight(stage + kk * s::a_pitch + row0, 32, a_out);
+    SWATH_UNROLL
+    for (int j = 0; j < ThreadN / 4; ++j) {
+      const float4 four = *reinterpret_cast<const float4*>(stage + s::a_floats + kk * s::b_pitch + column0 + 16 * j);
+      b_out[4 * j] = four.x, b_out[4 * j + 1] = four.y, b_out[4 * j + 2] = four.z, b_out[4 * j + 3] = four.w;
+    }
+  };
+  int read_stage = 0, write_stage = Stages - 1;
+  const float* reading = stages;
+  read_fragments(reading, 0, a_values[0], b_values[0]);
+  for (std::int64_t slice = slice_begin; slice < slice_end; ++slice) {
+    // The stage refilled here was last read in slice - 1, before the barrier that ended it.
+    if (slice + Stages - 1 < slice_end) copy_slice(slice + Stages - 1, write_stage);
+    commit_copies();
+    SWATH_UNROLL
+    for (int kk = 0; kk < BlockK; ++kk) {
+      if (kk == BlockK - 1) {
+        wait_copies<Stages - 2>();  // slice + 1 has landed (this thread's copies)...
+        __syncthreads();            // ...everyone's, and nobody reads this slice's stage any more
+        read_stage = read_stage + 1 == Stages ? 0 : read_stage + 1;
+        write_stage = write_stage + 1 == Stages ? 0 : write_stage + 1;
+        reading = stages + read_stage * s::stage_floats;
+      }
+      read_fragments(reading, (kk + 1) % BlockK, a_values[(kk + 1) % 2], b_values[(kk + 1) % 2]);
+      // Rows inner: one B value feeds 8 FMAs in a row. The other order (B inner) was 1.7% slower at
+      // 4096³ and 8192³. ncu counts 0.15 dispatch stalls per issued instruction for this order, 0.21
+      // for B inner (at 128 × 256) and 0.10 for cuBLAS: the mark of register-bank conflicts.
+      SWATH_UNROLL
+      for (int q = 0; q < ThreadN; ++q) {
+        SWATH_UNROLL
+        for (int r = 0; r < 8; ++r) sum[r][q] += a_values[kk % 2][r] * b_values[kk % 2][q];
+      }
+    }
+  }
+  wait_copies<0>();  // no copy may still be writing when the block exits or starts another tile
+}
+
+// C's tile at (i0, j0) = alpha · sum + beta · C, a thread's rows row0 + {0..3, 32..35}, its columns
+// column0 + {0..3} + 16·j.
+template <int ThreadN>
+__device__ __forceinline__ void store_tile(const problem& p, float* c, bool c_vector_ok, std::int64_t i0,
+                                           std::int64_t j0, int row0, int column0, const float (&sum)[8][ThreadN]) {
+  SWATH_UNROLL
+  for (int r = 0; r < 8; ++r) {
+    const std::int64_t i = i0 + row0 + r % 4 + r / 4 * 32;
+    SWATH_UNROLL
+    for (int j = 0; j < ThreadN / 4; ++j) {
+      store_four(p, c, c_vector_ok, i, j0 + column0 + 16 * j,
+                 make_float4(sum[r][4 * j], sum[r][4 * j + 1], sum[r][4 * j + 2], sum[r][4 * j + 3]));
+    }
+  }
+}
+
+// Calls launch(a_mode, b_mode) with the copy modes of this problem's operands as compile-time values
+// (std::integral_constant): one kernel per pair of modes, nine pairs.
+template <class Launch>
+void with_copy_modes(const problem& p, const operands& x, Launch&& launch) {
+  const auto with_b = [&](auto a_mode) {
+    switch (mode_of(view_of_b(p, x.b))) {
+      case copy_mode::transposing: return launch(a_mode, std::integral_constant<copy_mode, copy_mode::transposing>{});
+      case copy_mode::vector: return launch(a_mode, std::integral_constant<copy_mode, copy_mode::vector>{});
+      case copy_mode::scalar: return launch(a_mode, std::integral_constant<copy_mode, copy_mode::scalar>{});
+    }
+  };
+  switch (mode_of(view_of_a(p, x.a))) {
+    case copy_mode::transposing: return with_b(std::integral_constant<copy_mode, copy_mode::transposing>{});
+    case copy_mode::vector: return with_b(std::integral_constant<copy_mode, copy_mode::vector>{});
+    case copy_mode::scalar: return with_b(std::integral_constant<copy_mode, copy_mode::scalar>{});
+  }
+}
+
+// Past 48 KiB of dynamic shared memory a kernel has to ask; once per kernel (a template parameter, so
+// that each kernel has its own flag: the nine kernels of one shape share a type).
+template <auto Kernel>
+void allow_shared_bytes(int bytes) {
+  static const bool asked = [&] {
+    SWATH_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    return true;
+  }();
+  (void)asked;
+}
+
+}  // namespace swath::gemm::cuda
