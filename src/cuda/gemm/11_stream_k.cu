@@ -71,19 +71,19 @@ struct stream_k_plan {
 };
 
 // A part of shared tile `tile` from block `block`: the block's first slot when its share starts inside
-// the tile (or at its start), its second when the share ends there. A slot holds thread t's float4
-// number e (sums r = e / (ThreadN / 4), columns 4·(e % (ThreadN / 4)) on) at e·Threads + t.
+// the tile (or at its start), its second when the share ends there. A slot holds thread t's sum
+// (r, q) at (r·ThreadN + q)·Threads + t.
 template <int Floats>
-__device__ __forceinline__ float4* slot_of(const stream_k_plan& plan, std::int64_t block, std::int64_t tile) {
+__device__ __forceinline__ float* slot_of(const stream_k_plan& plan, std::int64_t block, std::int64_t tile) {
   const bool starts_here = plan.share_start(block, gridDim.x) >= tile * plan.slices;
-  return reinterpret_cast<float4*>(plan.partials + (2 * block + (starts_here ? 0 : 1)) * Floats);
+  return plan.partials + (2 * block + (starts_here ? 0 : 1)) * Floats;
 }
 
 // Float by float: a 16-byte store needs the four sums in four consecutive registers, and that constraint
 // alone made ptxas allocate the main loop's FMAs into 3x as many register-bank conflicts (their SASS).
 template <int Threads, int ThreadN>
 __device__ __forceinline__ void store_part(const stream_k_plan& plan, std::int64_t tile, const float (&sum)[8][ThreadN]) {
-  float* mine = reinterpret_cast<float*>(slot_of<Threads * 8 * ThreadN>(plan, blockIdx.x, tile));
+  float* mine = slot_of<Threads * 8 * ThreadN>(plan, blockIdx.x, tile);
   const int t = static_cast<int>(threadIdx.x);
   SWATH_UNROLL
   for (int r = 0; r < 8; ++r) {
@@ -94,8 +94,7 @@ __device__ __forceinline__ void store_part(const stream_k_plan& plan, std::int64
 
 // After a block has stored its part of shared tile `tile`: a ticket on the tile's counter, and the
 // last block to arrive adds every part in block order, ((part first + part first+1) + ...), the same
-// order whoever adds, and writes C. Not inlined: beside the main loop's 128 sums, this code made ptxas
-// allocate the FMAs' registers into 3-4x as many bank conflicts (SASS of the main loop).
+// order whoever adds, and writes C. Not inlined, which keeps the kernel at 236 registers (254 inlined).
 template <int Threads, int ThreadN>
 __device__ __noinline__ void settle_shared_tile(const problem& p, float* c, bool c_vector_ok, const stream_k_plan& plan,
                                                 std::int64_t tile, std::int64_t i0, std::int64_t j0, int row0,
@@ -118,7 +117,7 @@ __device__ __noinline__ void settle_shared_tile(const problem& p, float* c, bool
   if (!last_to_arrive) return;
   // Thread t adds up its own sums' places, 16 groups of four (64 loads in flight) at a time.
   const auto element = [&](int group, int x) { return (group / per_row * ThreadN + group % per_row * 4 + x) * Threads + t; };
-  const float* first_part = reinterpret_cast<const float*>(slot_of<floats>(plan, first, tile));
+  const float* first_part = slot_of<floats>(plan, first, tile);
   SWATH_UNROLL
   for (int round = 0; round < 8 * per_row / per_round; ++round) {
     float4 total[per_round];

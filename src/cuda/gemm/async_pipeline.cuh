@@ -10,7 +10,6 @@
 namespace swath::gemm::cuda {
 
 using swath::cuda::commit_copies;
-using swath::cuda::copy_async;
 using swath::cuda::copy_async_or_zeros;
 using swath::cuda::shared_address;
 using swath::cuda::wait_copies;
