@@ -57,7 +57,9 @@ void launch(const problem& p, const operands& x, cudaStream_t stream) {
   using s = pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>;
   with_copy_modes(p, x, [&](auto a_mode, auto b_mode) {
     constexpr auto kernel = async_pipeline_kernel<BlockM, BlockN, BlockK, ThreadN, Stages, a_mode.value, b_mode.value>;
-    allow_shared_bytes<kernel>(s::shared_bytes);
+    // Sets the shared-memory limit; the resident count is not needed with one block a tile.
+    static const int blocks_per_sm = prepare_kernel(kernel, s::threads, s::shared_bytes);
+    (void)blocks_per_sm;
     kernel<<<blocks_for_tiles(p, BlockM, BlockN), s::threads, s::shared_bytes, stream>>>(
         p, view_of_a(p, x.a), view_of_b(p, x.b), x.c, aligned16(x.c, p.ldc));
     SWATH_CHECK_LAST();

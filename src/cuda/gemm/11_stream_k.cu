@@ -230,13 +230,8 @@ void launch(const problem& p, const operands& x, const launch_context& launch_on
   const cudaStream_t stream = stream_of(launch_on);
   with_copy_modes(p, x, [&](auto a_mode, auto b_mode) {
     constexpr auto kernel = stream_k_kernel<BlockM, BlockN, BlockK, ThreadN, Stages, a_mode.value, b_mode.value>;
-    allow_shared_bytes<kernel>(s::shared_bytes);
     // One block per resident slot unless blocks=N says otherwise.
-    static const int resident_per_sm = [] {
-      int blocks = 0;
-      SWATH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, s::threads, s::shared_bytes));
-      return std::max(blocks, 1);
-    }();
+    static const int resident_per_sm = prepare_kernel(kernel, s::threads, s::shared_bytes);
     const std::int64_t tiles = blocks_for_tiles(p, BlockM, BlockN);
     std::int64_t grid = p.persistent_blocks > 0 ? p.persistent_blocks
                                                 : static_cast<std::int64_t>(std::max(launch_on.sm_count, 1)) * resident_per_sm;

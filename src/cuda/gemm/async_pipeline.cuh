@@ -5,12 +5,14 @@
 // of K (stream-K). Why each piece is as it is: 10_async_pipeline.cu.
 #include "../core/async_copy.cuh"
 #include "../core/bulk_copy.cuh"
+#include "../core/kernel_setup.cuh"
 #include "gemm_cuda.cuh"
 
 namespace swath::gemm::cuda {
 
 using swath::cuda::commit_copies;
 using swath::cuda::copy_async_or_zeros;
+using swath::cuda::prepare_kernel;
 using swath::cuda::shared_address;
 using swath::cuda::wait_copies;
 
@@ -151,9 +153,6 @@ __device__ __forceinline__ void accumulate_slices(const operand_view& a, const o
   using s = pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>;
   using a_copier = slice_copier<BlockM, BlockK, s::threads>;
   using b_copier = slice_copier<BlockN, BlockK, s::threads>;
-  // Slices count from 0: the main loop's copies, Stages - 1 ahead, are never of the partial first
-  // slice, and the compiler drops that case from them only if it knows.
-  if (slice_begin < 0) __builtin_unreachable();
   const bool interior = i0 + BlockM <= a.wide && j0 + BlockN <= b.wide;
   const slice_split<BlockK> split(k);
   const unsigned stages_address = shared_address(stages);
@@ -255,17 +254,6 @@ void with_copy_modes(const problem& p, const operands& x, Launch&& launch) {
     case copy_mode::vector: return with_b(std::integral_constant<copy_mode, copy_mode::vector>{});
     case copy_mode::scalar: return with_b(std::integral_constant<copy_mode, copy_mode::scalar>{});
   }
-}
-
-// Past 48 KiB of dynamic shared memory a kernel has to ask; once per kernel (a template parameter, so
-// that each kernel has its own flag: the nine kernels of one shape share a type).
-template <auto Kernel>
-void allow_shared_bytes(int bytes) {
-  static const bool asked = [&] {
-    SWATH_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-    return true;
-  }();
-  (void)asked;
 }
 
 }  // namespace swath::gemm::cuda

@@ -13,6 +13,7 @@
 
 #include "../../stencil/steps.hpp"
 #include "../core/async_copy.cuh"
+#include "../core/kernel_setup.cuh"
 #include "swath/core/error.hpp"
 
 namespace swath::stencil::cuda {
@@ -93,6 +94,9 @@ __device__ __forceinline__ bool copies_itself(const frame& f, int x, int y, int 
 using swath::cuda::commit_copies;
 using swath::cuda::copy_async;
 using swath::cuda::wait_copies;
+
+// Once per kernel (core/kernel_setup.cuh): its shared-memory limit and its blocks per SM.
+using swath::cuda::prepare_kernel;
 
 // The 16-byte vectors of steps 07 and 08: 4 floats or 2 doubles, one per thread along x.
 template <class T>
@@ -253,19 +257,6 @@ struct marching_launch {
   dim3 grid;
   int z_chunk;
 };
-
-// Sets the kernel's shared-memory limit past 48 KiB when it needs it, and returns how many blocks
-// of it are resident per SM. Call once per kernel (the steps keep it in a static).
-template <class Kernel>
-int prepare_kernel(Kernel kernel, int threads, std::size_t shared_bytes) {
-  if (shared_bytes > 48 * 1024) {
-    SWATH_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
-  }
-  int count = 0;
-  SWATH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, kernel, threads, shared_bytes));
-  return std::max(count, 1);
-}
 
 // planes_per_chunk > 0 asks for chunks of that many planes instead of the fewest that fill a wave
 // (more where CUDA's 65535 blocks in z demand it).
