@@ -28,8 +28,9 @@
 // from 0.81x to ≈ 0.95x as every operand takes the same copy path. Outcome (H200): that first version
 // was 5-8% *slower* than 09 and the 8 × 16 shapes no better; reading the next depth's fragments
 // across slice boundaries gave +6-9% to the 8 × 16 shapes, the row-inner order of the FMAs +1.7%,
-// and this shape reaches 0.95x cuBLAS at 4096³, 0.96x at 8192³, 0.90x at 4095³ (docs/gemm.md has
-// every version).
+// and this shape reaches 0.95x cuBLAS at 4096³, 0.96x at 8192³, 0.90x at 4095³. 4095³ lost its
+// extra 12% to B's 4-byte copies, whose addresses were one 64-bit multiply each; as one pointer stepped
+// by a row stride they run at 0.96x cuBLAS (docs/gemm.md has every version).
 #include "async_pipeline.cuh"
 
 namespace swath::gemm::cuda {

@@ -20,10 +20,10 @@
 // main loop measured 3-5% slower than step 10's at the same work. blocks=N (a problem parameter)
 // always runs this kernel, on N blocks.
 //
-// Two things in the code are there for the register allocator, found by counting register-bank
-// conflicts in the main loop's SASS (FFMAs with two sources in one bank and no reuse flag; step 10:
-// 179 of 1024): the parts are stored float by float (16-byte stores of the sums made it about 600) and
-// added 8 groups of four at a time (16 made it about 620, at 255 registers).
+// Two things in the code are there for the register allocator: the parts are stored float by float
+// (16-byte stores of the sums made the whole kernel 17% slower, main loop included, with the same
+// instructions in that loop) and added 8 groups of four at a time (16 took 255 registers and
+// reshuffled the main loop's allocation the same way).
 //
 // Prediction (before the first run, from step 10's H200 times): a share of S·T/G slices a block
 // instead of ceil(T/G) tiles of S, plus one part stored and reloaded per block. 1000 × 3000 × 700:
@@ -80,7 +80,7 @@ __device__ __forceinline__ float* slot_of(const stream_k_plan& plan, std::int64_
 }
 
 // Float by float: a 16-byte store needs the four sums in four consecutive registers, and that constraint
-// alone made ptxas allocate the main loop's FMAs into 3x as many register-bank conflicts (their SASS).
+// alone changed ptxas's allocation of the main loop's accumulators and made every size 17% slower.
 template <int Threads, int ThreadN>
 __device__ __forceinline__ void store_part(const stream_k_plan& plan, std::int64_t tile, const float (&sum)[8][ThreadN]) {
   float* mine = slot_of<Threads * 8 * ThreadN>(plan, blockIdx.x, tile);

@@ -85,39 +85,49 @@ struct slice_copier {
         }
       }
     } else if constexpr (Mode == copy_mode::vector) {
-      constexpr int pieces_per_row = Wide / 4;
+      // Piece t + q · Threads lies rows_per_round · q rows below piece t, in the same column: the
+      // sources are one pointer stepped by a row stride (a 64-bit add each), not a 64-bit multiply each.
+      constexpr int pieces_per_row = Wide / 4, rows_per_round = Threads / pieces_per_row;
+      static_assert(Threads % pieces_per_row == 0, "a round of pieces covers whole rows");
+      const int d = t / pieces_per_row, w = t % pieces_per_row * 4;
+      const float* from = v.data + (depth0 + d) * v.ld + wide0 + w;
+      const std::int64_t round_step = static_cast<std::int64_t>(rows_per_round) * v.ld;
+      const unsigned to = panel + static_cast<unsigned>(d * pitch + w) * 4;
+      // A piece that the matrix's edge cuts is copied float by float: a 16-byte copy that asks for
+      // fewer source bytes would still name 16 bytes, past the end of the last row.
+      const std::int64_t columns_left = v.wide - (wide0 + w);
       SWATH_UNROLL
-      for (int q = 0; q < Deep * Wide / 4 / Threads; ++q) {
-        const int piece = t + q * Threads;
-        const int d = piece / pieces_per_row, w = piece % pieces_per_row * 4;
-        const float* from = v.data + (depth0 + d) * v.ld + wide0 + w;
-        const unsigned to = panel + static_cast<unsigned>(d * pitch + w) * 4;
+      for (int q = 0; q < Deep * Wide / 4 / Threads; ++q, from += round_step) {
+        const unsigned to_q = to + static_cast<unsigned>(q * rows_per_round * pitch) * 4;
         if (Checked) {
-          // A piece that the matrix's edge cuts is copied float by float: a 16-byte copy that asks for
-          // fewer source bytes would still name 16 bytes, past the end of the last row.
-          const std::int64_t left = d < depth_count ? v.wide - (wide0 + w) : 0;
+          const std::int64_t left = d + q * rows_per_round < depth_count ? columns_left : 0;
           if (left >= 4) {
-            copy_async_or_zeros<16>(to, from, 16);
+            copy_async_or_zeros<16>(to_q, from, 16);
           } else {
             SWATH_UNROLL
-            for (int e = 0; e < 4; ++e) copy_async_or_zeros<4>(to + 4 * e, e < left ? from + e : v.data, e < left ? 4 : 0);
+            for (int e = 0; e < 4; ++e) copy_async_or_zeros<4>(to_q + 4 * e, e < left ? from + e : v.data, e < left ? 4 : 0);
           }
         } else {
-          copy_async_or_zeros<16>(to, from, 16);
+          copy_async_or_zeros<16>(to_q, from, 16);
         }
       }
     } else {
+      // As the vector copies: element t + q · Threads is rows_per_round · q rows below element t.
+      constexpr int rows_per_round = Threads / Wide;
+      static_assert(Threads % Wide == 0, "a round of elements covers whole rows");
+      const int d = t / Wide, w = t % Wide;
+      const float* from = v.data + (depth0 + d) * v.ld + wide0 + w;
+      const std::int64_t round_step = static_cast<std::int64_t>(rows_per_round) * v.ld;
+      const unsigned to = panel + static_cast<unsigned>(d * pitch + w) * 4;
+      const bool column_inside = wide0 + w < v.wide;
       SWATH_UNROLL
-      for (int q = 0; q < Deep * Wide / Threads; ++q) {
-        const int element = t + q * Threads;
-        const int d = element / Wide, w = element % Wide;
-        const float* from = v.data + (depth0 + d) * v.ld + wide0 + w;
-        const unsigned to = panel + static_cast<unsigned>(d * pitch + w) * 4;
+      for (int q = 0; q < Deep * Wide / Threads; ++q, from += round_step) {
+        const unsigned to_q = to + static_cast<unsigned>(q * rows_per_round * pitch) * 4;
         if (Checked) {
-          const bool inside = d < depth_count && wide0 + w < v.wide;
-          copy_async_or_zeros<4>(to, inside ? from : v.data, inside ? 4 : 0);
+          const bool inside = column_inside && d + q * rows_per_round < depth_count;
+          copy_async_or_zeros<4>(to_q, inside ? from : v.data, inside ? 4 : 0);
         } else {
-          copy_async_or_zeros<4>(to, from, 4);
+          copy_async_or_zeros<4>(to_q, from, 4);
         }
       }
     }
@@ -210,8 +220,8 @@ __device__ __forceinline__ void accumulate_slices(const operand_view& a, const o
       }
       read_fragments(reading, (kk + 1) % BlockK, a_values[(kk + 1) % 2], b_values[(kk + 1) % 2]);
       // Rows inner: one B value feeds 8 FMAs in a row. The other order (B inner) was 1.7% slower at
-      // 4096³ and 8192³. ncu counts 0.15 dispatch stalls per issued instruction for this order, 0.21
-      // for B inner (at 128 × 256) and 0.10 for cuBLAS: the mark of register-bank conflicts.
+      // 4096³ and 8192³, and five blocked and serpentine orders 0.6-4% slower (docs/gemm.md, step
+      // 10's FMA orders): the order steers ptxas's scheduling and register allocation.
       SWATH_UNROLL
       for (int q = 0; q < ThreadN; ++q) {
         SWATH_UNROLL
