@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,22 @@ void check_ragged_sizes(const variant& v) {
       ASSERT_TRUE(result.passed()) << v.info.name << " " << size.text() << " " << layout << ": " << result.describe();
       ASSERT_EQ(result.checked, p.m * p.n);
     }
+  }
+}
+
+// One size with its parameters, for the tests that list their cases.
+struct gemm_case {
+  bench::size_spec size;
+  const char* layout;
+};
+
+// Every case matches the reference, every element of C checked.
+void check_cases(const variant& v, std::initializer_list<gemm_case> cases) {
+  for (const gemm_case& c : cases) {
+    const problem p = make_problem(v, {c.size, c.layout});
+    const auto result = check_once(v, p);
+    ASSERT_TRUE(result.passed()) << c.size.text() << " " << c.layout << ": " << result.describe();
+    ASSERT_EQ(result.checked, p.m * p.n);
   }
 }
 
@@ -99,27 +116,18 @@ TEST(GpuGemmInteriorPath, EveryOpAndPartialSliceMatchesTheReference) {
 // partial slice only).
 TEST(GpuGemmAsyncPipeline, EveryPairOfCopyModesAndPartialSlicesMatchTheReference) {
   SWATH_SKIP_WITHOUT_GPU();
-  const variant& v = find_variant("gemm/cuda/10_async_pipeline");
-  struct case_spec {
-    bench::size_spec size;
-    const char* layout;
-  };
   // The comments name (A's mode, B's mode). ld=padded adds 7 to every leading dimension.
-  for (const case_spec& c : {case_spec{{{512, 384, 64}}, ""},                        // transposing, 16-byte
-                             case_spec{{{600, 300, 45}}, "ld=padded"},               // transposing, float
-                             case_spec{{{520, 260, 3}}, "op=nt beta=1"},             // transposing, transposing
-                             case_spec{{{512, 256, 45}}, "op=tn alpha=0.5"},         // 16-byte, 16-byte
-                             case_spec{{{600, 301, 45}}, "op=tn"},                   // 16-byte, float (ldb 301)
-                             case_spec{{{301, 600, 64}}, "op=tn beta=0.5"},          // float (lda 301), 16-byte
-                             case_spec{{{600, 300, 45}}, "op=tn ld=padded beta=1"},  // float, float
-                             case_spec{{{512, 256, 40}}, "op=tt"},                   // 16-byte, transposing
-                             case_spec{{{520, 260, 45}}, "op=tt ld=padded"},         // float, transposing
-                             case_spec{{{600, 300, 45}}, "order=zigzag column_width=256 op=nt"}}) {
-    const problem p = make_problem(v, {c.size, c.layout});
-    const auto result = check_once(v, p);
-    ASSERT_TRUE(result.passed()) << c.size.text() << " " << c.layout << ": " << result.describe();
-    ASSERT_EQ(result.checked, p.m * p.n);
-  }
+  check_cases(find_variant("gemm/cuda/10_async_pipeline"),
+              {{{{512, 384, 64}}, ""},                        // transposing, 16-byte
+               {{{600, 300, 45}}, "ld=padded"},               // transposing, float
+               {{{520, 260, 3}}, "op=nt beta=1"},             // transposing, transposing
+               {{{512, 256, 45}}, "op=tn alpha=0.5"},         // 16-byte, 16-byte
+               {{{600, 301, 45}}, "op=tn"},                   // 16-byte, float (ldb 301)
+               {{{301, 600, 64}}, "op=tn beta=0.5"},          // float (lda 301), 16-byte
+               {{{600, 300, 45}}, "op=tn ld=padded beta=1"},  // float, float
+               {{{512, 256, 40}}, "op=tt"},                   // 16-byte, transposing
+               {{{520, 260, 45}}, "op=tt ld=padded"},         // float, transposing
+               {{{600, 300, 45}}, "order=zigzag column_width=256 op=nt"}});
 }
 
 // Step 11 cuts the last tiles along K: each block takes an even run of slices, the parts of a tile are
@@ -128,32 +136,22 @@ TEST(GpuGemmAsyncPipeline, EveryPairOfCopyModesAndPartialSlicesMatchTheReference
 // one partial when 8 does not divide K) and the split.
 TEST(GpuGemmStreamK, EverySplitOfKMatchesTheReference) {
   SWATH_SKIP_WITHOUT_GPU();
-  const variant& v = find_variant("gemm/cuda/11_stream_k");
-  struct case_spec {
-    bench::size_spec size;
-    const char* layout;
-  };
-  for (const case_spec& c : {
-           // 12 tiles of 250 slices on 40 blocks: runs of 75, 4-5 blocks a tile, every adder position
-           case_spec{{{300, 700, 2000}}, "blocks=40"},
-           case_spec{{{300, 700, 2000}}, "blocks=40 op=tt ld=padded beta=1"},
-           // 30 tiles of 17 (the first slice 3 deep) on 7 blocks: 21 whole tiles, 9 cut into runs of 21
-           case_spec{{{1100, 700, 131}}, "blocks=7"},
-           case_spec{{{1100, 700, 131}}, "blocks=7 op=nt alpha=0.5 order=zigzag column_width=300"},
-           // 9 tiles of 125 on 4 blocks: 4 whole, 5 cut into runs of 156 (tiles over the edge, op=tn)
-           case_spec{{{520, 260, 1000}}, "blocks=4 op=tn beta=0.5"},
-           case_spec{{{520, 261, 1000}}, "blocks=4 op=tn ld=padded"},
-           // 1 tile of 625 (one element) on 13 blocks: 13 parts
-           case_spec{{{1, 1, 5000}}, "blocks=13"},
-           // runs of 8 slices would be shorter than 16: whole tiles only, in 2 rounds
-           case_spec{{{300, 700, 40}}, "blocks=7"},
-           // more blocks than tiles and too little K to cut: one block a tile
-           case_spec{{{33, 17, 65}}, "blocks=1000"}}) {
-    const problem p = make_problem(v, {c.size, c.layout});
-    const auto result = check_once(v, p);
-    ASSERT_TRUE(result.passed()) << c.size.text() << " " << c.layout << ": " << result.describe();
-    ASSERT_EQ(result.checked, p.m * p.n);
-  }
+  check_cases(find_variant("gemm/cuda/11_stream_k"),
+              {// 12 tiles of 250 slices on 40 blocks: runs of 75, 4-5 blocks a tile, every adder position
+               {{{300, 700, 2000}}, "blocks=40"},
+               {{{300, 700, 2000}}, "blocks=40 op=tt ld=padded beta=1"},
+               // 30 tiles of 17 (the first slice 3 deep) on 7 blocks: 21 whole tiles, 9 cut into runs of 21
+               {{{1100, 700, 131}}, "blocks=7"},
+               {{{1100, 700, 131}}, "blocks=7 op=nt alpha=0.5 order=zigzag column_width=300"},
+               // 9 tiles of 125 on 4 blocks: 4 whole, 5 cut into runs of 156 (tiles over the edge, op=tn)
+               {{{520, 260, 1000}}, "blocks=4 op=tn beta=0.5"},
+               {{{520, 261, 1000}}, "blocks=4 op=tn ld=padded"},
+               // 1 tile of 625 (one element) on 13 blocks: 13 parts
+               {{{1, 1, 5000}}, "blocks=13"},
+               // runs of 8 slices would be shorter than 16: whole tiles only, in 2 rounds
+               {{{300, 700, 40}}, "blocks=7"},
+               // more blocks than tiles and too little K to cut: one block a tile
+               {{{33, 17, 65}}, "blocks=1000"}});
 }
 
 // The parts of a tile are added in block order whichever block adds them: the same inputs give the same

@@ -115,7 +115,7 @@ __device__ __noinline__ void settle_shared_tile(const problem& p, float* c, bool
   }
   __syncthreads();
   if (!last_to_arrive) return;
-  // Thread t adds up its own sums' places, 16 groups of four (64 loads in flight) at a time.
+  // Thread t adds up its own sums' places, 8 groups of four (32 loads in flight) at a time.
   const auto element = [&](int group, int x) { return (group / per_row * ThreadN + group % per_row * 4 + x) * Threads + t; };
   const float* first_part = slot_of<floats>(plan, first, tile);
   SWATH_UNROLL
