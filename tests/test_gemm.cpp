@@ -154,15 +154,11 @@ TEST(GpuGemmStreamK, EverySplitOfKMatchesTheReference) {
                {{{33, 17, 65}}, "blocks=1000"}});
 }
 
-// The parts of a tile are added in block order whichever block adds them: the same inputs give the same
-// bits on every run, though which block arrives last changes.
-TEST(GpuGemmStreamK, TheSameInputsGiveTheSameBitsEveryRun) {
-  SWATH_SKIP_WITHOUT_GPU();
-  const variant& v = find_variant("gemm/cuda/11_stream_k");
-  const problem p = make_problem(v, {{{300, 700, 2000}}, "blocks=40"});
-  buffer<float> a(memory_kind::device, static_cast<std::size_t>(p.m * p.k));
-  buffer<float> b(memory_kind::device, static_cast<std::size_t>(p.k * p.n));
-  buffer<float> c(memory_kind::device, static_cast<std::size_t>(p.m * p.n));
+// Runs `p` six times on the same random inputs and asserts every run's C equals the first, bit for bit.
+void check_same_bits_every_run(const variant& v, const problem& p) {
+  buffer<float> a(memory_kind::device, static_cast<std::size_t>(rows_of_a(p) * p.lda));
+  buffer<float> b(memory_kind::device, static_cast<std::size_t>(rows_of_b(p) * p.ldb));
+  buffer<float> c(memory_kind::device, static_cast<std::size_t>(p.m * p.ldc));
   const std::uint64_t seed = testing::fresh_seed();
   fill_random_device(a.data(), static_cast<std::int64_t>(a.size()), seed);
   fill_random_device(b.data(), static_cast<std::int64_t>(b.size()), seed + 1);
@@ -176,6 +172,46 @@ TEST(GpuGemmStreamK, TheSameInputsGiveTheSameBitsEveryRun) {
     std::int64_t differing = 0;
     for (std::size_t i = 0; i < c.size(); ++i) differing += first.data()[i] != again.data()[i] ? 1 : 0;
     ASSERT_EQ(differing, 0) << "run " << run << " (seed " << seed << ")";
+  }
+}
+
+// The parts of a tile are added in block order whichever block adds them: the same inputs give the same
+// bits on every run, though which block arrives last changes.
+TEST(GpuGemmStreamK, TheSameInputsGiveTheSameBitsEveryRun) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const variant& v = find_variant("gemm/cuda/11_stream_k");
+  check_same_bits_every_run(v, make_problem(v, {{{300, 700, 2000}}, "blocks=40"}));
+}
+
+// Step 12 computes the last r = N mod 128 columns as a strip when 1 ≤ r ≤ 8; strip=on takes it at any M
+// (auto asks for a block per SM). Every r, so every compiled width (1, 2, 4, 8) with and without unused
+// columns; A in both storage orders (a warp's 4 rows along K, or a lane's row along M) and B in both;
+// M not a multiple of the strip's 32 rows, and below them; K below, at, and not a multiple of the
+// 256-deep chunk; N = r (the strip alone), r = 9 (step 11 alone) and strip=off.
+TEST(GpuGemmNarrowStrip, EveryWidthAndStorageOrderMatchesTheReference) {
+  SWATH_SKIP_WITHOUT_GPU();
+  check_cases(find_variant("gemm/cuda/12_narrow_strip"),
+              {{{{300, 129, 1000}}, "strip=on"},                          // r 1, A along K, B deep-major
+               {{{300, 130, 1000}}, "strip=on op=tn"},                    // r 2, A along M
+               {{{77, 131, 513}}, "strip=on op=nt ld=padded beta=1"},     // r 3 (width 4), B transposed
+               {{{33, 388, 300}}, "strip=on op=tt alpha=0.5 beta=0.5"},   // r 4, both transposed
+               {{{1000, 261, 256}}, "strip=on ld=padded"},                // r 5 (width 8), K one whole chunk
+               {{{5, 262, 2000}}, "strip=on op=tn beta=1"},               // r 6, 5 rows
+               {{{300, 135, 40}}, "strip=on op=nt blocks=7"},             // r 7, K under a chunk
+               {{{300, 136, 255}}, "strip=on op=tt ld=padded"},           // r 8
+               {{{200, 8, 700}}, "strip=on"},                             // the strip alone
+               {{{41, 1, 3}}, "strip=on op=tn alpha=2"},                  // one column, K = 3
+               {{{300, 137, 100}}, "strip=on"},                           // r 9: step 11 alone
+               {{{300, 129, 1000}}, "strip=off op=tn"}});
+}
+
+// The strip adds in a fixed order too: the same bits every run.
+TEST(GpuGemmNarrowStrip, TheSameInputsGiveTheSameBitsEveryRun) {
+  SWATH_SKIP_WITHOUT_GPU();
+  for (const char* layout : {"strip=on blocks=40", "strip=on op=tn blocks=40"}) {
+    SCOPED_TRACE(layout);
+    const variant& v = find_variant("gemm/cuda/12_narrow_strip");
+    check_same_bits_every_run(v, make_problem(v, {{{300, 645, 2000}}, layout}));
   }
 }
 

@@ -62,6 +62,10 @@ struct problem {
   block_order order = block_order::row;
   tile_policy policy = tile_policies[0];  // the tunable step's tile shape
   std::int64_t persistent_blocks = 0;     // the stream-K step's grid; 0: one block per resident slot
+  // Whether step 12 computes the last N mod 128 ≤ 8 columns as a strip of their own: when it pays
+  // (automatic: at least one strip block an SM), always, or never.
+  enum class strip_choice : int { automatic, always, never };
+  strip_choice strip = strip_choice::automatic;
 };
 
 // The stored shapes, and the elements of op(A) and op(B) wherever they are stored.

@@ -21,5 +21,6 @@ void double_buffered(const problem&, const operands&, const launch_context&);  /
 void interior_fast_path(const problem&, const operands&, const launch_context&); // 09_interior_fast_path.cu
 void async_pipeline(const problem&, const operands&, const launch_context&);   // 10_async_pipeline.cu
 void stream_k(const problem&, const operands&, const launch_context&);         // 11_stream_k.cu
+void narrow_strip(const problem&, const operands&, const launch_context&);     // 12_narrow_strip.cu
 void cublas_sgemm(const problem&, const operands&, const launch_context&);     // vendor_cublas.cpp
 }  // namespace swath::gemm::cuda
