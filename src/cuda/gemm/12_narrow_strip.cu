@@ -37,6 +37,7 @@ constexpr int widest_strip = 8;     // r FMAs per element of A read: at 8, ~1.2 
 constexpr int strip_threads = 256;  // 8 warps
 constexpr int strip_rows = 32;      // rows of C a block
 constexpr int strip_chunk = 256;    // depths a chunk: 32 loads of A a thread
+static_assert(strip_threads == strip_chunk, "thread t stages depth t of op(B)'s chunk");
 
 // One depth of op(B)'s staged chunk: Width floats, as 16- or 8-byte shared loads (scalar loads of a
 // 32-byte row would be 8-way bank conflicts across the lanes of rows_along_k).
