@@ -181,6 +181,8 @@ TEST(GpuGemmStreamK, TheSameInputsGiveTheSameBitsEveryRun) {
   SWATH_SKIP_WITHOUT_GPU();
   const variant& v = find_variant("gemm/cuda/11_stream_k");
   check_same_bits_every_run(v, make_problem(v, {{{300, 700, 2000}}, "blocks=40"}));
+  // A target shape on the GPU's own grid: 96 tiles of 88 slices, 2-3 parts a tile.
+  check_same_bits_every_run(v, make_problem(v, {{{1000, 3000, 700}}, ""}));
 }
 
 // Step 12 computes the last r = N mod 128 columns as a strip when 1 ≤ r ≤ 8; strip=on takes it at any M

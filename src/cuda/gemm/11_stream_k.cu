@@ -95,10 +95,17 @@ __device__ __forceinline__ void store_part(const stream_k_plan& plan, std::int64
 // After a block has stored its part of shared tile `tile`: a ticket on the tile's counter, and the
 // last block to arrive adds every part in block order, ((part first + part first+1) + ...), the same
 // order whoever adds, and writes C. Not inlined, which keeps the kernel at 236 registers (254 inlined).
+// A function that is not inlined gets the kernel's parameters by reference, i.e. in the kernel's
+// local memory: the problem and the plan are copied into registers first. Read through the references,
+// every one of C's 32 four-wide stores reloaded m, n, ldc, alpha and beta from local memory, one
+// dependent load after another, and the kernel ran 4-5 µs longer at 1000 × 3000 × 700 and
+// 1024 × 3072 × 176 (H200, docs/gemm.md).
 template <int Threads, int ThreadN>
-__device__ __noinline__ void settle_shared_tile(const problem& p, float* c, bool c_vector_ok, const stream_k_plan& plan,
-                                                std::int64_t tile, std::int64_t i0, std::int64_t j0, int row0,
-                                                int column0) {
+__device__ __noinline__ void settle_shared_tile(const problem& problem_in_local_memory, float* c, bool c_vector_ok,
+                                                const stream_k_plan& plan_in_local_memory, std::int64_t tile,
+                                                std::int64_t i0, std::int64_t j0, int row0, int column0) {
+  const problem p = problem_in_local_memory;
+  const stream_k_plan plan = plan_in_local_memory;
   constexpr int floats = Threads * 8 * ThreadN, per_row = ThreadN / 4, per_round = 8;
   static_assert(8 * per_row % per_round == 0, "whole rounds");
   __shared__ int last_to_arrive;
