@@ -23,7 +23,8 @@
 // 0.74x of the copy bandwidth (07: 0.63x), ncu: 137 warp instructions per 128 points, 59% issue
 // active, 46% of stalls long scoreboard (here: the mbarrier wait), DRAM reads 1.45x the input (no
 // L2 promotion: 1.26x, the same time). Two rows per warp: 0.76x float, 0.80x double; short
-// z-chunks (run_instance): 0.80x and 0.81x.
+// z-chunks (run_instance): 0.80x and 0.81x; halo columns of a whole 128-byte line, so that the box's
+// rows start on a line (tma_config::pad), and 6-plane chunks: 0.93x and 0.94x.
 //
 // Boundaries. The copy engine fills box elements outside the grid with zeros. `clamp`: the producer
 // asks for the clamped plane in z, rows outside in y are read from the clamped tile row, and
@@ -56,16 +57,28 @@ struct tma_config {
   static constexpr int threads = 32 * (consumers + 1);              // and the producer warp
   static constexpr int width = 32 * vector;                         // points per tile row: 128 floats
   static constexpr int by = consumers * Rows;                        // tile rows: Rows per compute warp
-  static constexpr int pad = (R + vector - 1) / vector * vector;    // halo columns each side, whole vectors
-  static constexpr int row = width + 2 * pad;                       // 136 floats: 544 bytes, a multiple of 16
-  static constexpr int rows = by + 2 * R;
-  static constexpr unsigned box_bytes = rows * row * sizeof(T);
-  static constexpr unsigned slot_bytes = (box_bytes + 127) / 128 * 128;  // the copy engine writes 128-byte aligned
   // Blocks per SM (the register allocator is held to it), and as many ring slots as the shared
   // memory then allows (228 KiB per SM, 1 KiB reserved per block), up to 8 planes beyond the 2r + 1
   // read at a time.
   static constexpr int min_blocks = Rows == 2 ? (R == 1 ? 3 : 2) : R == 1 ? 4 : R == 2 ? 3 : 2;
-  static constexpr int fit = static_cast<int>((228 * 1024 / min_blocks - 1024 - 512) / slot_bytes);
+  static constexpr int rows = by + 2 * R;
+  static constexpr int slots_that_fit(int pad_elements) {
+    const unsigned slot = ((width + 2 * pad_elements) * rows * static_cast<unsigned>(sizeof(T)) + 127) / 128 * 128;
+    return static_cast<int>((228 * 1024 / min_blocks - 1024 - 512) / slot);
+  }
+  // Halo columns each side of the tile. The copy engine reads a box whose rows start 16 bytes before
+  // a 128-byte line (the r <= 4 columns rounded to a vector) 8 points slower than one whose rows start
+  // on a line, even when the aligned box is 1.5x wider (H200, ring and stores alone at 512^3:
+  // 128 + 2·4 floats 84.2% of the copy bandwidth, 128 + 2·32 floats 90.5%, no halo 92.3%). So the pad
+  // is a whole line (32 floats, 16 doubles) wherever the ring still has two planes in flight; at
+  // radius 4 it does not, and the line pad measured no better there (docs/stencil.md).
+  static constexpr int line_pad = 128 / static_cast<int>(sizeof(T));
+  static constexpr int vector_pad = (R + vector - 1) / vector * vector;
+  static constexpr int pad = slots_that_fit(line_pad) >= 2 * R + 3 ? line_pad : vector_pad;
+  static constexpr int row = width + 2 * pad;  // 192 floats (768 bytes) up to radius 3, 136 at radius 4
+  static constexpr unsigned box_bytes = rows * row * sizeof(T);
+  static constexpr unsigned slot_bytes = (box_bytes + 127) / 128 * 128;  // the copy engine writes 128-byte aligned
+  static constexpr int fit = slots_that_fit(pad);
   static constexpr int slots = fit < 2 * R + 1 + 8 ? fit : 2 * R + 1 + 8;
   static_assert(slots >= 2 * R + 3, "at least two planes in flight beyond those read");
   static constexpr std::size_t shared_bytes = slots * slot_bytes + 2 * 8 * slots;  // ring, full and empty barriers
@@ -313,13 +326,14 @@ void run_instance(const problem& p, const operands& x, const launch_context& lau
   const frame f = frame_of(p);
   SWATH_EXPECTS(reinterpret_cast<std::uintptr_t>(x.in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(x.out) % 16 == 0,
                 "tma_planes: the grids must start 16-byte aligned");
-  // Short z-chunks, not the few long ones plan_marching picks to fill one wave: blocks on SMs with
-  // fewer resident blocks run ahead, and over a long chunk neighbours drift so far apart in z that
-  // the halo rows and the edge sectors they share have left the L2 before the second one reads
-  // them. At 512^3 in float, radius 1, DRAM reads fell from 1.15x to 1.09x the input with chunks of
-  // 32 planes (ncu), and the time by 6%; 16-plane chunks were best up to radius 2, 32 at radius 4
-  // (docs/stencil.md). Each chunk re-reads 2r planes, mostly from the L2.
-  const marching_launch plan = plan_marching(f, C::width, C::by, blocks_per_sm, launch, std::max(8 * R, 16));
+  // Short z-chunks, not the few long ones plan_marching picks to fill one wave. Measured at 512^3
+  // with the line pad: 6-plane chunks at radius 1 (92.8% of the copy bandwidth in float, 87.6% with
+  // 16), 12 at radius 2 (87.5% against 85.1%), 8r from radius 3, whose 2r re-read planes weigh more
+  // (docs/stencil.md). The resident blocks (~3 rows of chunks at 512^2) then span fewer planes, so the
+  // halo rows and the 2r planes each chunk re-reads are more likely still in the L2 when a neighbour
+  // or the next chunk reads them; longer chunks let blocks drift further apart in z.
+  const int planes_per_chunk = R <= 2 ? 6 * R : 8 * R;
+  const marching_launch plan = plan_marching(f, C::width, C::by, blocks_per_sm, launch, planes_per_chunk);
   kernel<<<plan.grid, C::threads, C::shared_bytes, stream_of(launch)>>>(
       plane_tiles<T, R, Rows>(static_cast<const T*>(x.in), f), static_cast<T*>(x.out), f, static_cast<T>(p.edge_value),
       plan.z_chunk, pack_weights<T, C::taps>(p, R, R, shape::star));
