@@ -62,22 +62,26 @@ struct tma_config {
   // read at a time.
   static constexpr int min_blocks = Rows == 2 ? (R == 1 ? 3 : 2) : R == 1 ? 4 : R == 2 ? 3 : 2;
   static constexpr int rows = by + 2 * R;
+  // One plane's box with pad_elements halo columns each side, rounded to the 128 bytes the copy
+  // engine aligns each slot to, and how many of those slots fit one block's shared memory.
+  static constexpr unsigned slot_size(int pad_elements) {
+    return ((width + 2 * pad_elements) * rows * static_cast<unsigned>(sizeof(T)) + 127) / 128 * 128;
+  }
   static constexpr int slots_that_fit(int pad_elements) {
-    const unsigned slot = ((width + 2 * pad_elements) * rows * static_cast<unsigned>(sizeof(T)) + 127) / 128 * 128;
-    return static_cast<int>((228 * 1024 / min_blocks - 1024 - 512) / slot);
+    return static_cast<int>((228 * 1024 / min_blocks - 1024 - 512) / slot_size(pad_elements));
   }
   // Halo columns each side of the tile. The copy engine reads a box whose rows start 16 bytes before
   // a 128-byte line (the r <= 4 columns rounded to a vector) 8 points slower than one whose rows start
   // on a line, even when the aligned box is 1.5x wider (H200, ring and stores alone at 512^3:
   // 128 + 2·4 floats 84.2% of the copy bandwidth, 128 + 2·32 floats 90.5%, no halo 92.3%). So the pad
   // is a whole line (32 floats, 16 doubles) wherever the ring still has two planes in flight; at
-  // radius 4 it does not, and the line pad measured no better there (docs/stencil.md).
+  // radius 4 it does not, and half a line (which fits) measured no better there (docs/stencil.md).
   static constexpr int line_pad = 128 / static_cast<int>(sizeof(T));
   static constexpr int vector_pad = (R + vector - 1) / vector * vector;
   static constexpr int pad = slots_that_fit(line_pad) >= 2 * R + 3 ? line_pad : vector_pad;
   static constexpr int row = width + 2 * pad;  // 192 floats (768 bytes) up to radius 3, 136 at radius 4
   static constexpr unsigned box_bytes = rows * row * sizeof(T);
-  static constexpr unsigned slot_bytes = (box_bytes + 127) / 128 * 128;  // the copy engine writes 128-byte aligned
+  static constexpr unsigned slot_bytes = slot_size(pad);
   static constexpr int fit = slots_that_fit(pad);
   static constexpr int slots = fit < 2 * R + 1 + 8 ? fit : 2 * R + 1 + 8;
   static_assert(slots >= 2 * R + 3, "at least two planes in flight beyond those read");
