@@ -336,14 +336,7 @@ void run_instance(const problem& p, const operands& x, const launch_context& lau
   // (docs/stencil.md). The resident blocks (~3 rows of chunks at 512^2) then span fewer planes, so the
   // halo rows and the 2r planes each chunk re-reads are more likely still in the L2 when a neighbour
   // or the next chunk reads them; longer chunks let blocks drift further apart in z.
-  // That holds while one z-layer of the plane's blocks fits the GPU at once (512^2: 128 blocks, 396
-  // resident at radius 1). A wider plane's next chunk of a column starts waves later, and its 2r
-  // re-read planes come from DRAM again: at 2048 x 1100 (1104 blocks a layer) 2 planes per 6, 1.33x
-  // the reads, and 08 ran at 0.83x the copy bandwidth there against 0.92x at 512^3. Such planes
-  // get the planner's few long chunks (200 planes at 2048 x 1100 x 1000), whose re-reads are ~1%.
-  const std::int64_t layer = static_cast<std::int64_t>(blocks_for(f.nx, C::width)) * blocks_for(f.ny, C::by);
-  const std::int64_t resident = static_cast<std::int64_t>(std::max(launch.sm_count, 1)) * blocks_per_sm;
-  const int planes_per_chunk = layer > resident ? 0 : R <= 2 ? 6 * R : 8 * R;
+  const int planes_per_chunk = R <= 2 ? 6 * R : 8 * R;
   const marching_launch plan = plan_marching(f, C::width, C::by, blocks_per_sm, launch, planes_per_chunk);
   kernel<<<plan.grid, C::threads, C::shared_bytes, stream_of(launch)>>>(
       plane_tiles<T, R, Rows>(static_cast<const T*>(x.in), f), static_cast<T*>(x.out), f, static_cast<T>(p.edge_value),
