@@ -335,7 +335,9 @@ void run_instance(const problem& p, const operands& x, const launch_context& lau
   // radius 2 (0.289 against 0.296), 8r from radius 3, whose 2r re-read planes weigh more
   // (docs/stencil.md). The resident blocks (~3 rows of chunks at 512^2) then span fewer planes, so the
   // halo rows and the 2r planes each chunk re-reads are more likely still in the L2 when a neighbour
-  // or the next chunk reads them; longer chunks let blocks drift further apart in z.
+  // or the next chunk reads them; longer chunks let blocks drift further apart in z. They lost on a
+  // plane wider than one wave of blocks too (2048 x 1100 x 1000, 200-plane chunks: 5.32 ms against
+  // 5.08 in float; docs/stencil.md, "Grids beyond 2^31 points").
   const int planes_per_chunk = R <= 2 ? 6 * R : 8 * R;
   const marching_launch plan = plan_marching(f, C::width, C::by, blocks_per_sm, launch, planes_per_chunk);
   kernel<<<plan.grid, C::threads, C::shared_bytes, stream_of(launch)>>>(
