@@ -217,6 +217,36 @@ TEST(GpuGemmNarrowStrip, TheSameInputsGiveTheSameBitsEveryRun) {
   }
 }
 
+// Step 13 runs step 10's pipeline on 256 x 96 x 16 tiles, 8 x 12 results a thread. A round of 256
+// copies does not cover whole rows of op(B)'s 96-wide slice (24 pieces or 96 floats a row), so its
+// deep-major copies find their own rows: all nine pairs of copy modes with narrow=on, interior tiles
+// next to edge tiles, a partial first slice (45 = 13 + 2·16; 40 = 8 + 2·16), K = 3, a 16-byte piece the N edge cuts
+// (N = 297 with rows padded to 304), and a Zigzag block order; narrow=off (step 12) and auto at a
+// size whose 256 x 128 tiles already fill their waves. Edge tiles move back inside the matrix and
+// store only what they own where M ≥ 256 (and M a multiple of 4 for 16-byte copies of A) and where
+// N ≥ 96 is a multiple of 4: most cases here shift one edge or both; 300 x 297, 297 x 300 op=tn
+// and 200 x 90 keep an edge or both in place.
+TEST(GpuGemmWaveFittedTiles, EveryPairOfCopyModesMatchesTheReference) {
+  SWATH_SKIP_WITHOUT_GPU();
+  // The comments name (A's mode, B's mode). ld=padded adds 7 to every leading dimension.
+  check_cases(find_variant("gemm/cuda/13_wave_fitted_tiles"),
+              {{{{512, 288, 64}}, "narrow=on"},                        // transposing, 16-byte: interior tiles only
+               {{{600, 300, 45}}, "narrow=on ld=padded"},              // transposing, float
+               {{{520, 200, 3}}, "narrow=on op=nt beta=1"},            // transposing, transposing
+               {{{512, 192, 45}}, "narrow=on op=tn alpha=0.5"},        // 16-byte, 16-byte
+               {{{600, 301, 45}}, "narrow=on op=tn"},                  // 16-byte, float (ldb 301)
+               {{{301, 600, 64}}, "narrow=on op=tn beta=0.5"},         // float (lda 301), 16-byte
+               {{{600, 300, 45}}, "narrow=on op=tn ld=padded beta=1"}, // float, float
+               {{{512, 192, 40}}, "narrow=on op=tt"},                  // 16-byte, transposing
+               {{{520, 260, 45}}, "narrow=on op=tt ld=padded"},        // float, transposing
+               {{{300, 297, 45}}, "narrow=on ld=padded"},              // ldb 304: 16-byte pieces, the last cut
+               {{{297, 300, 45}}, "narrow=on op=tn ld=padded"},        // lda 304: 16-byte, M not a multiple of 4
+               {{{200, 90, 45}}, "narrow=on op=tn beta=1"},            // under one tile each way: nothing shifts
+               {{{600, 300, 45}}, "narrow=on order=zigzag column_width=192 op=nt"},
+               {{{600, 300, 45}}, "narrow=off"},
+               {{{257, 129, 131}}, "narrow=auto op=tt"}});
+}
+
 void skips_last_column(const problem& p, const operands& x, const launch_context& launch) {
   problem narrower = p;
   narrower.n = p.n - 1;

@@ -62,10 +62,14 @@ struct problem {
   block_order order = block_order::row;
   tile_policy policy = tile_policies[0];  // the tunable step's tile shape
   std::int64_t persistent_blocks = 0;     // the stream-K step's grid; 0: one block per resident slot
-  // Whether step 12 computes the last N mod 128 ≤ 8 columns as a strip of their own: when it pays
-  // (automatic: at least one strip block an SM), always, or never.
-  enum class strip_choice : int { automatic, always, never };
-  strip_choice strip = strip_choice::automatic;
+  // Whether a step takes one of its paths: when it pays (automatic), always, or never.
+  enum class path_choice : int { automatic, always, never };
+  // Step 12: the last N mod 128 ≤ 8 columns as a strip of their own (pays with at least one strip
+  // block an SM).
+  path_choice strip = path_choice::automatic;
+  // Step 13: 256 × 96 tiles, one block each (pays when they fill the SMs' waves and 256 × 128 tiles
+  // do not).
+  path_choice narrow_tiles = path_choice::automatic;
 };
 
 // The stored shapes, and the elements of op(A) and op(B) wherever they are stored.

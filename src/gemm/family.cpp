@@ -219,7 +219,7 @@ class gemm_family final : public bench::family {
   [[nodiscard]] std::string_view size_help() const override { return "MxNxK (C is M x N, the inner dimension K), or N for N^3"; }
   [[nodiscard]] std::string_view parameter_help() const override {
     return "op=nn|nt|tn|tt (op(A), op(B): n as stored, t transposed), alpha=X, beta=X, ld=packed|padded (rows "
-           "padded by 7 elements), order=row|column|zigzag (CUDA block order), policy=auto|MxNxK (step 08's block tile), blocks=auto|N (step 11's grid), strip=auto|on|off (step 12's narrow strip), column_width=model|N, tile=model|N, "
+           "padded by 7 elements), order=row|column|zigzag (CUDA block order), policy=auto|MxNxK (step 08's block tile), blocks=auto|N (step 11's grid), strip=auto|on|off (step 12's narrow strip), narrow=auto|on|off (step 13's 256x96 tiles), column_width=model|N, tile=model|N, "
            "cache=L1|L2|L3|<bytes>[K|M|G] (a CUDA step's L2 is the GPU's)";
   }
   [[nodiscard]] std::vector<std::string> configurations(const variant_info&,
@@ -228,7 +228,7 @@ class gemm_family final : public bench::family {
     for (const auto& choice : chosen) {
       if (choice.key != "column_width" && choice.key != "tile" && choice.key != "cache" && choice.key != "op" &&
           choice.key != "alpha" && choice.key != "beta" && choice.key != "ld" && choice.key != "order" &&
-          choice.key != "policy" && choice.key != "blocks" && choice.key != "strip") {
+          choice.key != "policy" && choice.key != "blocks" && choice.key != "strip" && choice.key != "narrow") {
         throw usage_error("unknown gemm parameter '" + choice.key + "' (" + std::string(parameter_help()) + ")");
       }
       std::vector<std::string> product;
@@ -272,7 +272,7 @@ problem make_problem(const variant& v, const bench::problem_spec& spec) {
   const auto values = bench::parse_config(spec.config, {{"column_width", "model"}, {"tile", "model"}, {"cache", "L2"},
                                                         {"op", "nn"}, {"alpha", "1"}, {"beta", "0"}, {"ld", "packed"},
                                                         {"order", "row"}, {"policy", "auto"}, {"blocks", "auto"},
-                                                        {"strip", "auto"}});
+                                                        {"strip", "auto"}, {"narrow", "auto"}});
   const std::string& op = values.at("op");
   if (op.size() != 2 || (op[0] != 'n' && op[0] != 't') || (op[1] != 'n' && op[1] != 't')) {
     throw usage_error("gemm op='" + op + "' is not one of nn, nt, tn, tt");
@@ -314,10 +314,14 @@ problem make_problem(const variant& v, const bench::problem_spec& spec) {
     if (std::filesystem::exists(path)) p.policy = pick_policy(read_tuning(path), p.m, p.n, p.k);
   }
   p.persistent_blocks = values.at("blocks") == "auto" ? 0 : bench::parse_positive("blocks", values.at("blocks"));
-  const std::string& strip = values.at("strip");
-  if (strip != "auto" && strip != "on" && strip != "off") throw usage_error("gemm strip='" + strip + "' is not auto, on or off");
-  p.strip = strip == "auto" ? problem::strip_choice::automatic
-                            : (strip == "on" ? problem::strip_choice::always : problem::strip_choice::never);
+  const auto path_choice_of = [&](const std::string& key) {
+    const std::string& value = values.at(key);
+    if (value != "auto" && value != "on" && value != "off") throw usage_error("gemm " + key + "='" + value + "' is not auto, on or off");
+    return value == "auto" ? problem::path_choice::automatic
+                           : (value == "on" ? problem::path_choice::always : problem::path_choice::never);
+  };
+  p.strip = path_choice_of("strip");
+  p.narrow_tiles = path_choice_of("narrow");
   // A CUDA step's cache is the GPU's L2 (shared by every SM), a CPU step's this CPU's.
   cache_size cache;
   if (on_gpu && values.at("cache") == "L2") {

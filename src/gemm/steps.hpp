@@ -22,5 +22,6 @@ void interior_fast_path(const problem&, const operands&, const launch_context&);
 void async_pipeline(const problem&, const operands&, const launch_context&);   // 10_async_pipeline.cu
 void stream_k(const problem&, const operands&, const launch_context&);         // 11_stream_k.cu
 void narrow_strip(const problem&, const operands&, const launch_context&);     // 12_narrow_strip.cu
+void wave_fitted_tiles(const problem&, const operands&, const launch_context&); // 13_wave_fitted_tiles.cu
 void cublas_sgemm(const problem&, const operands&, const launch_context&);     // vendor_cublas.cpp
 }  // namespace swath::gemm::cuda

@@ -34,43 +34,9 @@
 #include "async_pipeline.cuh"
 
 namespace swath::gemm::cuda {
-namespace {
-
-template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages, copy_mode AMode, copy_mode BMode>
-__global__ void __launch_bounds__(pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>::threads,
-                                  pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>::blocks_per_sm)
-    async_pipeline_kernel(problem p, operand_view a, operand_view b, float* c, bool c_vector_ok) {
-  using s = pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>;
-  extern __shared__ __align__(16) float stages[];
-  const schedule::tile_coordinate tile = tile_for_block(p, blockIdx.x, BlockM, BlockN);
-  const int t = static_cast<int>(threadIdx.x), warp = t / 32, lane = t % 32;
-  const int row0 = warp / s::warps_n * s::warp_m + lane / 4 * 4;
-  const int column0 = warp % s::warps_n * s::warp_n + lane % 4 * 4;
-  const std::int64_t i0 = tile.y * BlockM, j0 = tile.x * BlockN;
-  float sum[8][ThreadN] = {};
-  accumulate_slices<BlockM, BlockN, BlockK, ThreadN, Stages, AMode, BMode>(
-      a, b, stages, p.k, i0, j0, 0, slice_split<BlockK>(p.k).slices, row0, column0, sum);
-  store_tile(p, c, c_vector_ok, i0, j0, row0, column0, sum);
-}
-
-template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages>
-void launch(const problem& p, const operands& x, cudaStream_t stream) {
-  using s = pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>;
-  with_copy_modes(p, x, [&](auto a_mode, auto b_mode) {
-    constexpr auto kernel = async_pipeline_kernel<BlockM, BlockN, BlockK, ThreadN, Stages, a_mode.value, b_mode.value>;
-    // Sets the shared-memory limit; the resident count is not needed with one block a tile.
-    static const int blocks_per_sm = prepare_kernel(kernel, s::threads, s::shared_bytes);
-    (void)blocks_per_sm;
-    kernel<<<blocks_for_tiles(p, BlockM, BlockN), s::threads, s::shared_bytes, stream>>>(
-        p, view_of_a(p, x.a), view_of_b(p, x.b), x.c, aligned16(x.c, p.ldc));
-    SWATH_CHECK_LAST();
-  });
-}
-
-}  // namespace
 
 void async_pipeline(const problem& p, const operands& x, const launch_context& launch_on) {
-  launch<256, 128, 8, 16, 3>(p, x, stream_of(launch_on));
+  launch_one_tile_per_block<256, 128, 8, 16, 3>(p, x, stream_of(launch_on));
 }
 
 }  // namespace swath::gemm::cuda

@@ -221,8 +221,8 @@ void narrow_strip(const problem& p, const operands& x, const launch_context& lau
   const std::int64_t remainder = p.n % main_tile_n;
   const std::int64_t blocks = (p.m + strip_rows - 1) / strip_rows;
   const bool take_strip =
-      remainder >= 1 && remainder <= widest_strip && p.strip != problem::strip_choice::never &&
-      (p.strip == problem::strip_choice::always || blocks >= std::max(launch_on.sm_count, 1));
+      remainder >= 1 && remainder <= widest_strip && p.strip != problem::path_choice::never &&
+      (p.strip == problem::path_choice::always || blocks >= std::max(launch_on.sm_count, 1));
   if (!take_strip) {
     stream_k(p, x, launch_on);
     return;

@@ -1,8 +1,9 @@
 #pragma once
-// Step 10's pipeline, which step 11 reuses: the block-tile shape, the three ways one operand's slice
-// reaches shared memory by cp.async, the main loop over a range of K slices of one tile, and the
-// tile's epilogue. Step 10 runs one tile a block over all of K; step 11 runs the same loop over parts
-// of K (stream-K). Why each piece is as it is: 10_async_pipeline.cu.
+// Step 10's pipeline, which steps 11 and 13 reuse: the block-tile shape, the three ways one operand's
+// slice reaches shared memory by cp.async, the main loop over a range of K slices of one tile, the
+// tile's epilogue, and the kernel that runs one tile a block over all of K (steps 10 and 13, at two
+// tile widths). Step 11 runs the same loop over parts of K (stream-K). Why each piece is as it is:
+// 10_async_pipeline.cu.
 #include "../core/async_copy.cuh"
 #include "../core/bulk_copy.cuh"
 #include "../core/kernel_setup.cuh"
@@ -29,9 +30,9 @@ struct pipeline_shape {
   static constexpr int a_floats = BlockK * a_pitch, b_floats = BlockK * b_pitch;
   static constexpr int stage_floats = a_floats + b_floats;
   static constexpr int shared_bytes = Stages * stage_floats * 4;
-  // ThreadN 8: ≤ 128 registers, two blocks of 256 threads an SM; ThreadN 16: ≤ 255 registers.
+  // ThreadN 8: ≤ 128 registers, two blocks of 256 threads an SM; ThreadN 12 and 16: ≤ 255 registers.
   static constexpr int blocks_per_sm = threads * (ThreadN == 8 ? 128 : 256) * 2 <= 65536 ? 2 : 1;
-  static_assert(ThreadN == 8 || ThreadN == 16, "micro-tiles of 8 x 8 or 8 x 16");
+  static_assert(ThreadN == 8 || ThreadN == 12 || ThreadN == 16, "micro-tiles of 8 x 8, 8 x 12 or 8 x 16");
   static_assert(BlockM % warp_m == 0 && BlockN % warp_n == 0, "whole warp tiles");
   static_assert(BlockK % 8 == 0, "the transposing copies take 8 depths a warp");
   static_assert(Stages >= 2, "at least one slice in flight");
@@ -55,8 +56,8 @@ struct slice_copier {
   // transposing: a round of Threads copies covers 8 depths × Threads / 8 wide indices
   static constexpr int wide_per_round = Threads / 8;
   static_assert(Wide % wide_per_round == 0, "whole rounds of transposing copies");
-  // vector: Deep × Wide / 4 pieces; scalar: Deep × Wide elements, in rounds of Threads
-  static_assert(Deep * Wide / 4 % Threads == 0, "whole rounds of 16-byte copies");
+  // vector: Deep × Wide / 4 pieces; scalar: Deep × Wide elements, in rounds of Threads (the last one
+  // partial where a round does not cover whole rows: copy_uneven_rounds)
 
   // Copies the slice at (depth0, wide0), `depth_count` ≤ Deep deep, into the panel at shared address
   // `panel`. Checked: elements outside the matrix or past depth_count arrive as zeros; unchecked: the
@@ -84,11 +85,14 @@ struct slice_copier {
           }
         }
       }
+    } else if constexpr (Threads % (Mode == copy_mode::vector ? Wide / 4 : Wide) != 0) {
+      copy_uneven_rounds<Checked, Mode>(v, depth0, wide0, depth_count, panel);
     } else if constexpr (Mode == copy_mode::vector) {
       // Piece t + q · Threads lies rows_per_round · q rows below piece t, in the same column: the
       // sources are one pointer stepped by a row stride (a 64-bit add each), not a 64-bit multiply each.
       constexpr int pieces_per_row = Wide / 4, rows_per_round = Threads / pieces_per_row;
       static_assert(Threads % pieces_per_row == 0, "a round of pieces covers whole rows");
+      static_assert(Deep * Wide / 4 % Threads == 0, "whole rounds of 16-byte copies");
       const int d = t / pieces_per_row, w = t % pieces_per_row * 4;
       const float* from = v.data + (depth0 + d) * v.ld + wide0 + w;
       const std::int64_t round_step = static_cast<std::int64_t>(rows_per_round) * v.ld;
@@ -115,6 +119,7 @@ struct slice_copier {
       // As the vector copies: element t + q · Threads is rows_per_round · q rows below element t.
       constexpr int rows_per_round = Threads / Wide;
       static_assert(Threads % Wide == 0, "a round of elements covers whole rows");
+      static_assert(Deep * Wide % Threads == 0, "whole rounds of 4-byte copies");
       const int d = t / Wide, w = t % Wide;
       const float* from = v.data + (depth0 + d) * v.ld + wide0 + w;
       const std::int64_t round_step = static_cast<std::int64_t>(rows_per_round) * v.ld;
@@ -129,6 +134,39 @@ struct slice_copier {
         } else {
           copy_async_or_zeros<4>(to_q, from, 4);
         }
+      }
+    }
+  }
+
+  // The deep-major modes when a round of Threads copies does not cover whole rows of the slice (step
+  // 13's 96-wide panel: 24 pieces or 96 floats a row, 256 threads). Copy t + q · Threads finds its own
+  // row and column, and a thread past the slice's last copy does none. Each costs a 64-bit multiply-add
+  // for its source, two or six a thread a 16-deep slice: next to 1536 FMAs, nothing.
+  template <bool Checked, copy_mode Mode>
+  __device__ __forceinline__ static void copy_uneven_rounds(const operand_view& v, std::int64_t depth0,
+                                                            std::int64_t wide0, int depth_count, unsigned panel) {
+    constexpr int width = Mode == copy_mode::vector ? 4 : 1;  // floats a copy
+    constexpr int per_row = Wide / width, copies = Deep * per_row;
+    const int t = static_cast<int>(threadIdx.x);
+    SWATH_UNROLL
+    for (int q = 0; q < (copies + Threads - 1) / Threads; ++q) {
+      const int copy = t + q * Threads;
+      if (copies % Threads != 0 && copy >= copies) break;
+      const int d = copy / per_row, w = copy % per_row * width;
+      const float* from = v.data + (depth0 + d) * v.ld + wide0 + w;
+      const unsigned to = panel + static_cast<unsigned>(d * pitch + w) * 4;
+      // As above: a piece the matrix's edge cuts goes float by float.
+      const std::int64_t left = !Checked || d < depth_count ? v.wide - (wide0 + w) : 0;
+      if constexpr (Mode == copy_mode::vector) {
+        if (!Checked || left >= 4) {
+          copy_async_or_zeros<16>(to, from, 16);
+        } else {
+          SWATH_UNROLL
+          for (int e = 0; e < 4; ++e) copy_async_or_zeros<4>(to + 4 * e, e < left ? from + e : v.data, e < left ? 4 : 0);
+        }
+      } else {
+        const bool inside = !Checked || left > 0;
+        copy_async_or_zeros<4>(to, inside ? from : v.data, inside ? 4 : 0);
       }
     }
   }
@@ -264,6 +302,86 @@ void with_copy_modes(const problem& p, const operands& x, Launch&& launch) {
     case copy_mode::vector: return with_b(std::integral_constant<copy_mode, copy_mode::vector>{});
     case copy_mode::scalar: return with_b(std::integral_constant<copy_mode, copy_mode::scalar>{});
   }
+}
+
+// Step 13 moves a tile at the bottom or right edge back inside the matrix, so that every copy of its
+// slices is unchecked; it then stores only the rows and columns it owns. With one tile a block the
+// slowest tile ends the kernel, and tiles with checked copies were the slowest. Rows move when M
+// holds a whole tile (and, for 16-byte copies of A, keeps the rows' alignment: M a multiple of 4);
+// columns when N holds a whole tile and is a multiple of 4 (B's 16-byte copies and C's 16-byte
+// stores stay aligned).
+struct edge_shift {
+  bool rows = false, columns = false;
+};
+
+template <int BlockM, int BlockN>
+edge_shift edge_shift_for(const problem& p, copy_mode a_mode) {
+  return {p.m >= BlockM && (a_mode != copy_mode::vector || p.m % 4 == 0), p.n >= BlockN && p.n % 4 == 0};
+}
+
+// C's tile at (i0, j0) = alpha · sum + beta · C, only rows from own_i0 and columns from own_j0: the
+// part of a shifted tile that it owns (a thread's four columns are owned or not together: j0 and
+// own_j0 are multiples of 4).
+template <int ThreadN>
+__device__ __forceinline__ void store_owned(const problem& p, float* c, bool c_vector_ok, std::int64_t i0,
+                                            std::int64_t j0, std::int64_t own_i0, std::int64_t own_j0, int row0,
+                                            int column0, const float (&sum)[8][ThreadN]) {
+  SWATH_UNROLL
+  for (int r = 0; r < 8; ++r) {
+    const std::int64_t i = i0 + row0 + r % 4 + r / 4 * 32;
+    if (i < own_i0) continue;
+    SWATH_UNROLL
+    for (int j = 0; j < ThreadN / 4; ++j) {
+      const std::int64_t column = j0 + column0 + 16 * j;
+      if (column < own_j0) continue;
+      store_four(p, c, c_vector_ok, i, column,
+                 make_float4(sum[r][4 * j], sum[r][4 * j + 1], sum[r][4 * j + 2], sum[r][4 * j + 3]));
+    }
+  }
+}
+
+// One block a tile over all of K: step 10 at 256 × 128 × 8 (8 × 16 a thread), step 13 at 256 × 96 × 16
+// (8 × 12) with its edge tiles shifted.
+template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages, copy_mode AMode, copy_mode BMode, bool ShiftEdges>
+__global__ void __launch_bounds__(pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>::threads,
+                                  pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>::blocks_per_sm)
+    one_tile_per_block_kernel(problem p, operand_view a, operand_view b, float* c, bool c_vector_ok, edge_shift shift) {
+  using s = pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>;
+  extern __shared__ __align__(16) float stages[];
+  const schedule::tile_coordinate tile = tile_for_block(p, blockIdx.x, BlockM, BlockN);
+  const int t = static_cast<int>(threadIdx.x), warp = t / 32, lane = t % 32;
+  const int row0 = warp / s::warps_n * s::warp_m + lane / 4 * 4;
+  const int column0 = warp % s::warps_n * s::warp_n + lane % 4 * 4;
+  const std::int64_t own_i0 = tile.y * BlockM, own_j0 = tile.x * BlockN;
+  std::int64_t i0 = own_i0, j0 = own_j0;
+  if constexpr (ShiftEdges) {
+    if (shift.rows) i0 = min(i0, p.m - BlockM);
+    if (shift.columns) j0 = min(j0, p.n - BlockN);
+  }
+  float sum[8][ThreadN] = {};
+  accumulate_slices<BlockM, BlockN, BlockK, ThreadN, Stages, AMode, BMode>(
+      a, b, stages, p.k, i0, j0, 0, slice_split<BlockK>(p.k).slices, row0, column0, sum);
+  if constexpr (ShiftEdges) {
+    store_owned(p, c, c_vector_ok, i0, j0, own_i0, own_j0, row0, column0, sum);
+  } else {
+    store_tile(p, c, c_vector_ok, i0, j0, row0, column0, sum);
+  }
+}
+
+template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages, bool ShiftEdges = false>
+void launch_one_tile_per_block(const problem& p, const operands& x, cudaStream_t stream) {
+  using s = pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>;
+  with_copy_modes(p, x, [&](auto a_mode, auto b_mode) {
+    constexpr auto kernel =
+        one_tile_per_block_kernel<BlockM, BlockN, BlockK, ThreadN, Stages, a_mode.value, b_mode.value, ShiftEdges>;
+    // Sets the shared-memory limit; the resident count is not needed with one block a tile.
+    static const int blocks_per_sm = prepare_kernel(kernel, s::threads, s::shared_bytes);
+    (void)blocks_per_sm;
+    const edge_shift shift = ShiftEdges ? edge_shift_for<BlockM, BlockN>(p, a_mode.value) : edge_shift{};
+    kernel<<<blocks_for_tiles(p, BlockM, BlockN), s::threads, s::shared_bytes, stream>>>(
+        p, view_of_a(p, x.a), view_of_b(p, x.b), x.c, aligned16(x.c, p.ldc), shift);
+    SWATH_CHECK_LAST();
+  });
 }
 
 }  // namespace swath::gemm::cuda
