@@ -45,10 +45,6 @@ namespace {
 
 // The shortest share of K slices worth cutting a tile for.
 constexpr std::int64_t smallest_share = 16;
-// With blocks=auto, waves of whole tiles at least this full go to step 10's kernel, one block a tile:
-// on an H200 this kernel's main loop ran 3-5% slower than step 10's at the same work (4096³ on 128
-// blocks, 4 rounds of whole tiles: 2.97 ms against 2.82), more than a 90%-full last wave loses.
-constexpr double full_enough = 0.9;
 
 // How the tiles are shared out, decided on the host per launch.
 struct stream_k_plan {
@@ -246,8 +242,7 @@ void launch(const problem& p, const operands& x, const launch_context& launch_on
     plan.slices = (p.k + BlockK - 1) / BlockK;
     plan.shared_tiles = tiles_to_share(tiles, grid, plan.slices);
     plan.whole_tiles = tiles - plan.shared_tiles;
-    const double fill = static_cast<double>(tiles) / static_cast<double>((tiles + grid - 1) / grid * grid);
-    if (p.persistent_blocks == 0 && (plan.shared_tiles == 0 || fill >= full_enough)) {
+    if (p.persistent_blocks == 0 && (plan.shared_tiles == 0 || wave_fill(tiles, grid) >= full_enough)) {
       async_pipeline(p, x, launch_on);  // step 10: one block a tile
       return;
     }

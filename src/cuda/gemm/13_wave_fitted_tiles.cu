@@ -38,14 +38,6 @@ namespace {
 
 // The tiles: 256 rows, 96 columns here and 128 in steps 10-12; slices 16 deep.
 constexpr int tile_m = 256, narrow_n = 96, wide_n = 128, slice_depth = 16;
-// Waves at least this full are not worth changing the tile for (step 11 uses the same bound).
-constexpr double full_enough = 0.9;
-
-// The share of all the waves' places that the tiles fill: tiles / (waves · SMs).
-double wave_fill(std::int64_t tiles, std::int64_t sms) {
-  const std::int64_t waves = (tiles + sms - 1) / sms;
-  return static_cast<double>(tiles) / static_cast<double>(waves * sms);
-}
 
 }  // namespace
 

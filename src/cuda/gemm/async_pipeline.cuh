@@ -286,6 +286,18 @@ __device__ __forceinline__ void store_tile(const problem& p, float* c, bool c_ve
   }
 }
 
+// With blocks=auto, waves of whole 256 × 128 tiles at least this full are run as they are: step 11
+// sends them to step 10's kernel (its own main loop ran 3-5% slower than step 10's at the same work on
+// an H200: 4096³ on 128 blocks, 4 rounds of whole tiles, 2.97 ms against 2.82, more than a 90%-full
+// last wave loses), and step 13 keeps them rather than take its narrower tile.
+constexpr double full_enough = 0.9;
+
+// The share of all the waves' places that `tiles` fill, `places` at a time: tiles / (waves · places).
+inline double wave_fill(std::int64_t tiles, std::int64_t places) {
+  const std::int64_t waves = (tiles + places - 1) / places;
+  return static_cast<double>(tiles) / static_cast<double>(waves * places);
+}
+
 // Calls launch(a_mode, b_mode) with the copy modes of this problem's operands as compile-time values
 // (std::integral_constant): one kernel per pair of modes, nine pairs.
 template <class Launch>
@@ -321,7 +333,8 @@ edge_shift edge_shift_for(const problem& p, copy_mode a_mode) {
 
 // C's tile at (i0, j0) = alpha · sum + beta · C, only rows from own_i0 and columns from own_j0: the
 // part of a shifted tile that it owns (a thread's four columns are owned or not together: j0 and
-// own_j0 are multiples of 4).
+// own_j0 are multiples of 4). Not store_tile's body: with own_i0 = i0 and own_j0 = j0, ptxas keeps the
+// two tests and steps 10-11's machine code changes.
 template <int ThreadN>
 __device__ __forceinline__ void store_owned(const problem& p, float* c, bool c_vector_ok, std::int64_t i0,
                                             std::int64_t j0, std::int64_t own_i0, std::int64_t own_j0, int row0,
