@@ -118,6 +118,7 @@ support any_stencil(const problem& p);     // 2D or 3D, any shape, radius and bo
 support any_2d_stencil(const problem& p);  // the same, 2D grids only (the schedule steps)
 support any_star(const problem& p);        // 2D or 3D star stencils, any radius and boundary
 support aligned_star_3d(const problem& p);  // 3D stars, boundary other than periodic, rows of whole 16 bytes
+support aligned_wide_star_3d(const problem& p);  // the same at radius 3 or 4
 support seven_point_3d(const problem& p);  // the 3D 7-point stencil (star, radius 1), any boundary
 // "default" keeps the taps' weights; otherwise one number per tap, colon-separated, in tap order.
 // Throws usage_error on a count mismatch or a non-number.

@@ -83,6 +83,13 @@ support aligned_star_3d(const problem& p) {
   return any_star(p);
 }
 
+support aligned_wide_star_3d(const problem& p) {
+  if (p.radius < 3) {
+    return support::no("radius 3 or 4 (below that shared memory does not limit; stencil/cuda/08_tma_planes runs radius 1-2)");
+  }
+  return aligned_star_3d(p);
+}
+
 support seven_point_3d(const problem& p) {
   if (p.dims != 3 || p.form != shape::star || p.radius != 1) {
     return support::no("the 3D 7-point stencil only (WxHxD, shape=star, radius=1); stencil/cuda/05_streaming is generic");
@@ -246,8 +253,9 @@ class stencil_family final : public bench::family {
     if (info.where == backend::cuda) {
       // The targets' sizes: 512^3 (1 GiB of float in and out, 20x the H100/H200 L2) and a ragged
       // grid near it that no tile divides; then a 2D grid of the same volume.
-      // Step 08 takes rows of whole 16 bytes only: its ragged grid is 508 wide.
-      if (find_variant(info.name).supports == aligned_star_3d) return {{{512, 512, 512}}, {{508, 509, 511}}};
+      // Steps 08 and 09 take rows of whole 16 bytes only: their ragged grid is 508 wide.
+      const auto supports = find_variant(info.name).supports;
+      if (supports == aligned_star_3d || supports == aligned_wide_star_3d) return {{{512, 512, 512}}, {{508, 509, 511}}};
       return {{{512, 512, 512}}, {{510, 509, 511}}, {{16383, 8193}}};
     }
     // A square grid whose rows fit any L2, and a wide one (64K floats a row) whose 2r + 1 rows do not

@@ -33,6 +33,7 @@ const variant table[] = {
   {{"stencil/cuda/06_async_planes",   cuda, "generic: planes copied ahead into shared memory (cp.async)", "stencil", tolerance, false, device_memory}, row_major, false, any_stencil, cuda::async_planes, stencil_work},
   {{"stencil/cuda/07_vector_planes",  cuda, "stars: as 06 with 16-byte copies, 4 floats per thread",  "stencil", tolerance, false, device_memory}, row_major, false, any_star, cuda::vector_planes, stencil_work},
   {{"stencil/cuda/08_tma_planes",     cuda, "3D stars: tiles by the copy engine (TMA), 8 warps fed by 1", "stencil", tolerance, false, device_memory}, row_major, false, aligned_star_3d, cuda::tma_planes, stencil_work},
+  {{"stencil/cuda/09_plane_pairs",    cuda, "3D stars, radius 3-4: as 08, two output planes a step", "stencil", tolerance, false, device_memory}, row_major, false, aligned_wide_star_3d, cuda::plane_pairs, stencil_work},
 #endif
 };
 // clang-format on

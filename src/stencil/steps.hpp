@@ -24,4 +24,5 @@ void streaming(const problem&, const operands&, const launch_context&);        /
 void async_planes(const problem&, const operands&, const launch_context&);     // 06_async_planes.cu
 void vector_planes(const problem&, const operands&, const launch_context&);    // 07_vector_planes.cu
 void tma_planes(const problem&, const operands&, const launch_context&);       // 08_tma_planes.cu
+void plane_pairs(const problem&, const operands&, const launch_context&);      // 09_plane_pairs.cu
 }  // namespace swath::stencil::cuda

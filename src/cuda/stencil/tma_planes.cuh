@@ -1,0 +1,383 @@
+#pragma once
+// The copy-engine ring of steps 08 and 09: a block's tile, plane by plane, brought into shared memory by
+// the copy engine (TMA), one producer warp feeding eight compute warps, with no block barrier. 3D star
+// stencils, radius 1-4, float or double, boundaries clamp, copy and constant; rows a whole number of
+// 16-byte vectors (the copy engine's row pitch must be a multiple of 16 bytes).
+//
+// The kernel's shape: each compute warp owns Rows tile rows (32 vectors of 16 bytes across), and each
+// step of its march computes Planes output planes of them. Step 08 is Planes = 1 (08_tma_planes.cu says
+// how the ring came about); step 09 computes two planes a step, so the planes between them are read
+// from shared memory once for both (09_plane_pairs.cu).
+//
+//  - one thread of a ninth warp (the producer) asks the copy engine for the whole tile of a plane,
+//    (128 + 2·pad) × (8·Rows + 2r) elements, as one box of a 3D tensor map; it lands in a ring slot
+//    and completes that slot's "full" mbarrier with its byte count;
+//  - each compute warp waits only on the full barriers of the newest planes it reads, and when done
+//    with the oldest arrives on those slots' "empty" barriers; the producer refills a slot when all
+//    eight have arrived. Warps drift apart by up to the ring's depth instead of meeting every plane.
+//
+// Boundaries. The copy engine fills box elements outside the grid with zeros. `clamp`: the producer
+// asks for the clamped plane in z, rows outside in y are read from the clamped tile row, and
+// a thread whose x window passes a face replaces those elements with the edge value. `constant`:
+// the zeros stay, and the weights of the taps outside the grid times the constant are added (a
+// per-thread sum in y, a per-plane one in z; the x window is filled with the constant). `copy`:
+// the points within r of a face take their input value. `periodic` would need the wrapped rows and
+// columns, which are not in the box: step 07 runs it.
+
+#include <cudaTypedefs.h>
+
+#include <string>
+
+#include "../core/bulk_copy.cuh"
+#include "stencil_cuda.cuh"
+
+namespace swath::stencil::cuda::tma {
+
+using swath::cuda::arrive;
+using swath::cuda::arrive_expecting;
+using swath::cuda::shared_address;
+using swath::cuda::wait_phase;
+
+// Rows tile rows per compute warp, Planes output planes per step, Blocks blocks per SM (the register
+// allocator is held to it, and the ring takes the shared memory they leave).
+template <class T, int R, int Rows, int Planes, int Blocks>
+struct config {
+  static constexpr int vector = 16 / static_cast<int>(sizeof(T));  // points per thread along x
+  static constexpr int consumers = 8;                               // compute warps
+  static constexpr int threads = 32 * (consumers + 1);              // and the producer warp
+  static constexpr int width = 32 * vector;                         // points per tile row: 128 floats
+  static constexpr int by = consumers * Rows;                       // tile rows
+  static constexpr int rows = by + 2 * R;
+  // A step reads planes z - r ... z + Planes - 1 + r; the ring should hold at least one more step
+  // beyond them (two planes when a step takes one) so that the copy engine works ahead.
+  static constexpr int reads = 2 * R + Planes;
+  static constexpr int ahead = Planes < 2 ? 2 : Planes;
+  // One plane's box with pad_elements halo columns each side, rounded to the 128 bytes the copy
+  // engine aligns each slot to, and how many of those slots fit one block's shared memory (228 KiB
+  // per SM, 1 KiB reserved per block).
+  static constexpr unsigned slot_size(int pad_elements) {
+    return ((width + 2 * pad_elements) * rows * static_cast<unsigned>(sizeof(T)) + 127) / 128 * 128;
+  }
+  static constexpr int slots_that_fit(int pad_elements) {
+    return static_cast<int>((228 * 1024 / Blocks - 1024 - 512) / slot_size(pad_elements));
+  }
+  // Halo columns each side of the tile. The copy engine reads a box whose rows start 16 bytes before
+  // a 128-byte line (the r <= 4 columns rounded to a vector) 8 points slower than one whose rows start
+  // on a line, even when the aligned box is 1.5x wider (H200, ring and stores alone at 512^3:
+  // 128 + 2·4 floats 84.2% of the copy bandwidth, 128 + 2·32 floats 90.5%, no halo 92.3%). So the pad
+  // is a whole line (32 floats, 16 doubles) wherever the ring still has a step in flight; at radius 4
+  // it does not, and half a line (which fits) measured no better there (docs/stencil.md).
+  static constexpr int line_pad = 128 / static_cast<int>(sizeof(T));
+  static constexpr int vector_pad = (R + vector - 1) / vector * vector;
+  static constexpr int pad = slots_that_fit(line_pad) >= reads + ahead ? line_pad : vector_pad;
+  static constexpr int row = width + 2 * pad;  // 192 floats (768 bytes) with the line pad, 136 at radius 4
+  static constexpr unsigned box_bytes = rows * row * sizeof(T);
+  static constexpr unsigned slot_bytes = slot_size(pad);
+  static constexpr int fit = slots_that_fit(pad);
+  static constexpr int slots = fit < reads + 8 ? fit : reads + 8;  // up to 8 planes beyond those read
+  static_assert(slots >= reads + ahead, "the ring must hold a step in flight beyond the planes a step reads");
+  static constexpr std::size_t shared_bytes = slots * slot_bytes + 2 * 8 * slots;  // ring, full and empty barriers
+  static constexpr int taps = 6 * R + 1;
+};
+
+template <class T, int R, int Rows, int Planes, int Blocks>
+__global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks>::threads, Blocks)
+    planes_kernel(const __grid_constant__ CUtensorMap map, T* __restrict__ out, frame f, T edge_value, int z_chunk,
+                  const weights<T, config<T, R, Rows, Planes, Blocks>::taps> c) {
+  using C = config<T, R, Rows, Planes, Blocks>;
+  constexpr int V = C::vector;
+  constexpr int S = C::slots;
+  constexpr int P = Planes;
+  extern __shared__ __align__(1024) unsigned char shared_raw[];
+  const unsigned ring_address = shared_address(shared_raw);
+  const unsigned full = ring_address + S * C::slot_bytes;  // full[s] at full + 8 s
+  const unsigned empty = full + 8 * S;
+
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const int x0 = static_cast<int>(blockIdx.x) * C::width, y0 = static_cast<int>(blockIdx.y) * C::by;
+  const int z_begin = static_cast<int>(blockIdx.z) * z_chunk;
+  const int z_end = min(z_begin + z_chunk, f.nz);
+  // Plane i is z_begin - R + i. A chunk whose length is not a multiple of P takes the planes its last
+  // step reads beyond z_end too (zeros past the grid, or the clamped plane); that step stores only the
+  // planes the chunk owns.
+  const int planes = (z_end - z_begin + P - 1) / P * P + 2 * R;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) {
+      swath::cuda::init_barrier(full + 8 * s, 1);
+      swath::cuda::init_barrier(empty + 8 * s, C::consumers);
+    }
+    swath::cuda::fence_barrier_init();
+  }
+  __syncthreads();
+
+  if (warp == C::consumers) {  // the producer: plane i into slot i mod S, once slot's last reader is done
+    if (lane == 0) {
+      int s = 0;
+      unsigned round = 0;
+      for (int i = 0; i < planes; ++i) {
+        if (round > 0) wait_phase(empty + 8 * s, (round - 1) & 1);
+        int zz = z_begin - R + i;
+        if (f.edge == boundary::clamp) zz = min(max(zz, 0), f.nz - 1);
+        arrive_expecting(full + 8 * s, C::box_bytes);
+        swath::cuda::tensor_load_3d(ring_address + s * C::slot_bytes, &map, x0 - C::pad, y0 - R, zz, full + 8 * s);
+        if (++s == S) s = 0, ++round;
+      }
+    }
+    return;
+  }
+
+  // A compute warp: tile rows warp·Rows ... warp·Rows + Rows - 1, 32 vectors of V points each.
+  const T* ring = reinterpret_cast<const T*>(shared_raw);
+  constexpr int slot_elements = C::slot_bytes / sizeof(T);
+  const int x = x0 + lane * V, y = y0 + warp * Rows;  // the first row's first point
+  const int own = (warp * Rows + R) * C::row + C::pad + lane * V;  // this thread's vector of the first row in a slot
+  constexpr int LW = window_side<T, R>();
+
+  // Rows of the y taps as element offsets from the row's own, for warps at a y face. Under clamp a
+  // row outside the grid is read from the nearest one inside (still in the tile); otherwise from the
+  // zero-filled row, and under constant the weights of those taps times the constant are added.
+  int y_shift[Rows][2 * R];
+  T y_outside[Rows];
+#pragma unroll
+  for (int j = 0; j < Rows; ++j) {
+    y_outside[j] = 0;
+#pragma unroll
+    for (int k = 0; k < 2 * R; ++k) {
+      const int dy = k < R ? k - R : k - R + 1;
+      const int self = warp * Rows + j + R;  // the row's tile row
+      int t = self + dy;
+      if (f.edge == boundary::clamp) t = min(max(t, R - y0), R - y0 + f.ny - 1);
+      y_shift[j][k] = (t - self) * C::row;
+      if (f.edge == boundary::constant && static_cast<unsigned>(y + j + dy) >= static_cast<unsigned>(f.ny)) {
+        y_outside[j] += edge_value * c.w[star_index<R, R>(0, dy, 0)];
+      }
+    }
+  }
+  const bool x_face = x < LW || x + V + LW > f.nx;  // the x window passes a face (or the lane is past the grid)
+  const bool warp_at_y_face = y < R || y + Rows - 1 + R >= f.ny;
+  const bool thread_copies = f.edge == boundary::copy && (x < R || x + V > f.nx - R || y < R || y + Rows - 1 >= f.ny - R);
+  const bool x_inside = x < f.nx;
+
+  // Planes 0 ... 2R - 1 before the first step; then each step waits for its P newest planes.
+  for (int i = 0; i < 2 * R; ++i) wait_phase(full + 8 * i, 0);
+  int low = 0;  // the slot of plane z - R
+  int newest = 2 * R;
+  unsigned newest_parity = 0;
+  const auto slot = [&](int d) {  // the slot of plane z + d
+    const int index = low + R + d;
+    return ring + (index >= S ? index - S : index) * slot_elements;
+  };
+
+  T* target = out + (static_cast<std::int64_t>(z_begin) * f.sz + static_cast<std::int64_t>(y) * f.sy + x);
+  for (int z = z_begin; z < z_end; z += P, target += P * f.sz) {
+    {
+      int slot_index = newest;
+      unsigned parity = newest_parity;
+#pragma unroll
+      for (int q = 0; q < P; ++q) {
+        wait_phase(full + 8 * slot_index, parity);
+        if (++slot_index == S) slot_index = 0, parity ^= 1;
+      }
+    }
+    T sum[P][Rows][V];
+    // Edge: the y and z boundary rules (a warp at a y face, or a plane within r of a z face). The x
+    // rules are one lane's window, fixed on either path.
+    const auto step = [&]<bool Edge>() {
+      T window[P][Rows][LW + V + LW];  // window[p][j][LW + i] = row j of plane z + p at x + i
+#pragma unroll
+      for (int p = 0; p < P; ++p) {
+        const T* centre = slot(p) + own;
+#pragma unroll
+        for (int j = 0; j < Rows; ++j) {
+          load_run<T, LW>(centre + j * C::row - LW, window[p][j]);
+          load_run<T, V>(centre + j * C::row, window[p][j] + LW);
+          load_run<T, LW>(centre + j * C::row + V, window[p][j] + LW + V);
+        }
+      }
+      if (x_face && f.edge != boundary::copy) {  // one lane in a block at an x face
+#pragma unroll
+        for (int p = 0; p < P; ++p) {
+#pragma unroll
+          for (int j = 0; j < Rows; ++j) {
+            T left = window[p][j][LW], right = window[p][j][LW + V - 1];  // in(0) and in(nx - 1) where the window has them
+#pragma unroll
+            for (int k = 0; k < LW + V + LW; ++k) {
+              if (x - LW + k == 0) left = window[p][j][k];
+              if (x - LW + k == f.nx - 1) right = window[p][j][k];
+            }
+            const bool clamp = f.edge == boundary::clamp;
+#pragma unroll
+            for (int k = 0; k < LW + V + LW; ++k) {
+              const int xx = x - LW + k;
+              if (xx < 0) window[p][j][k] = clamp ? left : edge_value;
+              if (xx >= f.nx) window[p][j][k] = clamp ? right : edge_value;
+            }
+          }
+        }
+      }
+#pragma unroll
+      for (int p = 0; p < P; ++p) {
+        T start[Rows];
+#pragma unroll
+        for (int j = 0; j < Rows; ++j) start[j] = 0;
+        if constexpr (Edge) {
+          if (f.edge == boundary::constant) {
+            T z_outside = 0;
+#pragma unroll
+            for (int dz = -R; dz <= R; ++dz) {
+              if (static_cast<unsigned>(z + p + dz) >= static_cast<unsigned>(f.nz)) z_outside += edge_value * c.w[star_index<R, R>(0, 0, dz)];
+            }
+#pragma unroll
+            for (int j = 0; j < Rows; ++j) start[j] = y_outside[j] + z_outside;
+          }
+        }
+#pragma unroll
+        for (int j = 0; j < Rows; ++j) {
+#pragma unroll
+          for (int i = 0; i < V; ++i) sum[p][j][i] = start[j];
+        }
+      }
+      const auto add = [&](int p, int j, T weight, const T* values) {
+#pragma unroll
+        for (int i = 0; i < V; ++i) sum[p][j][i] += weight * values[i];
+      };
+      // z taps: plane z + d feeds the outputs within r of it, read once for all of them (from the
+      // window when it is itself an output plane).
+#pragma unroll
+      for (int d = -R; d < P + R; ++d) {
+#pragma unroll
+        for (int j = 0; j < Rows; ++j) {
+          T loaded[V];
+          const T* values = loaded;
+          if (d >= 0 && d < P) {
+            values = window[d][j] + LW;
+          } else {
+            load_run<T, V>(slot(d) + own + j * C::row, loaded);
+          }
+#pragma unroll
+          for (int p = 0; p < P; ++p) {
+            const int dz = d - p;
+            if (dz != 0 && dz >= -R && dz <= R) add(p, j, c.w[star_index<R, R>(0, 0, dz)], values);
+          }
+        }
+      }
+      // y taps: a row the warp owns comes from its window (not at a y face), the others from shared memory.
+#pragma unroll
+      for (int p = 0; p < P; ++p) {
+        const T* centre = slot(p) + own;
+#pragma unroll
+        for (int k = 0; k < 2 * R; ++k) {
+          const int dy = k < R ? k - R : k - R + 1;
+#pragma unroll
+          for (int j = 0; j < Rows; ++j) {
+            const T weight = c.w[star_index<R, R>(0, dy, 0)];
+            if (!Edge && j + dy >= 0 && j + dy < Rows) {
+              add(p, j, weight, window[p][j + dy] + LW);
+            } else {
+              T values[V];
+              load_run<T, V>(centre + j * C::row + (Edge ? y_shift[j][k] : dy * C::row), values);
+              add(p, j, weight, values);
+            }
+          }
+        }
+      }
+#pragma unroll
+      for (int p = 0; p < P; ++p) {
+#pragma unroll
+        for (int j = 0; j < Rows; ++j) {
+#pragma unroll
+          for (int dx = -R; dx <= R; ++dx) add(p, j, c.w[star_index<R, R>(dx, 0, 0)], window[p][j] + LW + dx);
+        }
+      }
+#pragma unroll
+      for (int p = 0; p < P; ++p) {
+        if (thread_copies || (f.edge == boundary::copy && (z + p < R || z + p >= f.nz - R))) {
+#pragma unroll
+          for (int j = 0; j < Rows; ++j) {
+#pragma unroll
+            for (int i = 0; i < V; ++i) {
+              if (copies_itself(f, x + i, y + j, z + p)) sum[p][j][i] = window[p][j][LW + i];
+            }
+          }
+        }
+      }
+    };
+    if (warp_at_y_face || (f.edge != boundary::clamp && (z < R || z + P - 1 >= f.nz - R))) {
+      step.template operator()<true>();
+    } else {
+      step.template operator()<false>();
+    }
+    if (x_inside) {
+#pragma unroll
+      for (int p = 0; p < P; ++p) {
+        if (p == 0 || z + p < z_end) {
+#pragma unroll
+          for (int j = 0; j < Rows; ++j) {
+            if (y + j < f.ny) {
+              *reinterpret_cast<typename vector16<T>::type*>(target + p * f.sz + j * f.sy) = vector16<T>::pack(sum[p][j]);
+            }
+          }
+        }
+      }
+    }
+    // Planes z - R ... z - R + P - 1 are read by no later step of this warp.
+    __syncwarp();
+#pragma unroll
+    for (int q = 0; q < P; ++q) {
+      if (lane == 0) arrive(empty + 8 * low);
+      low = low + 1 == S ? 0 : low + 1;
+      if (++newest == S) newest = 0, newest_parity ^= 1;
+    }
+  }
+}
+
+using encode_tiled = PFN_cuTensorMapEncodeTiled_v12000;
+
+// The driver's tensor-map encoder, found once through the runtime (no link against libcuda).
+inline encode_tiled tensor_map_encoder() {
+  static const encode_tiled encode = [] {
+    void* function = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    SWATH_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000, cudaEnableDefault, &found));
+    SWATH_EXPECTS(found == cudaDriverEntryPointSuccess && function != nullptr,
+                  "tma_planes: the driver has no cuTensorMapEncodeTiled (CUDA 12.0 or newer is needed)");
+    return reinterpret_cast<encode_tiled>(function);
+  }();
+  return encode;
+}
+
+// The input as a 3D tensor (x, y, z) whose box is one plane of a block's tile with its halo.
+template <class C, class T>
+CUtensorMap plane_tiles(const T* in, const frame& f) {
+  CUtensorMap map{};
+  const cuuint64_t extents[3] = {static_cast<cuuint64_t>(f.nx), static_cast<cuuint64_t>(f.ny), static_cast<cuuint64_t>(f.nz)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(f.sy) * sizeof(T), static_cast<cuuint64_t>(f.sz) * sizeof(T)};
+  const cuuint32_t box[3] = {C::row, C::rows, 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  const CUresult result = tensor_map_encoder()(
+      &map, sizeof(T) == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 3, const_cast<T*>(in),
+      extents, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+      CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  SWATH_EXPECTS(result == CUDA_SUCCESS, "tma_planes: cuTensorMapEncodeTiled failed with CUresult " + std::to_string(result));
+  return map;
+}
+
+// One launch over the grid. planes_per_chunk: the z-chunks' length (a multiple of Planes is best:
+// a chunk's last step otherwise computes planes it does not store).
+template <class T, int R, int Rows, int Planes, int Blocks>
+void run(const problem& p, const operands& x, const launch_context& launch, int planes_per_chunk) {
+  using C = config<T, R, Rows, Planes, Blocks>;
+  const auto kernel = planes_kernel<T, R, Rows, Planes, Blocks>;
+  static const int blocks_per_sm = prepare_kernel(kernel, C::threads, C::shared_bytes);
+  const frame f = frame_of(p);
+  SWATH_EXPECTS(reinterpret_cast<std::uintptr_t>(x.in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(x.out) % 16 == 0,
+                "tma_planes: the grids must start 16-byte aligned");
+  const marching_launch plan = plan_marching(f, C::width, C::by, blocks_per_sm, launch, planes_per_chunk);
+  kernel<<<plan.grid, C::threads, C::shared_bytes, stream_of(launch)>>>(
+      plane_tiles<C>(static_cast<const T*>(x.in), f), static_cast<T*>(x.out), f, static_cast<T>(p.edge_value),
+      plan.z_chunk, pack_weights<T, C::taps>(p, R, R, shape::star));
+  SWATH_CHECK_LAST();
+}
+
+}  // namespace swath::stencil::cuda::tma
