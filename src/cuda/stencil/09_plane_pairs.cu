@@ -11,16 +11,15 @@
 // Expected at radius 4: the shared-memory wavefronts per 128 points from 84.5 to 68.5 (0.81x); if
 // the pipe stayed the limit at the same busy share, 0.438 -> ~0.36 ms in float at 512^3 on an H200
 // (0.58x -> ~0.71x of the copy bandwidth), and double alike. The ring must hold the 2r + 2 planes a
-// step reads and a step in flight (12 of the 13 slots that fit at radius 4 with 2 blocks an SM).
+// step reads and a step in flight.
 //
-// Measured (H200, one call, median ms against 08's; docs/stencil.md, step 09): a fifth fewer shared
-// loads gave 3-8%, not 19%: radius 4 float 0.412 against 0.438 at 512^3, 0.396 against 0.431 at
-// 508 x 509 x 511, double 0.839 and 0.836 against 0.865 and 0.859. Two tile rows a warp as well
-// (16-row tiles, one block an SM) did better at radius 3 (float 0.330 against 0.375, double 0.699
-// against 0.756) and worse at radius 4 on the ragged grid (0.421), so radius 3 takes that shape and
-// radius 4 the one-row shape. Three and four planes a step (one block an SM, one row) were slower
-// than 08. Radius 1 and 2 gained nothing (float radius 1 0.274 against 0.275, double 0.552 against
-// 0.543): 08 runs them.
+// Measured (H200; docs/stencil.md, step 09): the first form (one row a warp, two blocks an SM, the ring
+// holding 3 planes beyond the 10 read) cut the shared wavefronts to 0.8x as predicted but the time only
+// 6%: radius 4 float 0.412 against 08's 0.438 ms at 512^3, double 0.839 against 0.865. It had given up
+// ring depth (08 holds 4 planes ahead): 16-row tiles at one block an SM with the 16-byte pad hold 7 and
+// took 0.388 in float and 0.745 in double (0.65x and 0.68x of the copy bandwidth), the same on the
+// ragged 508 x 509 x 511. Three and four planes a step were slower than 08. Radius 1 and 2 gained
+// nothing (float radius 1 0.274 against 0.275, double 0.552 against 0.543): 08 runs them.
 
 #include "tma_planes.cuh"
 
@@ -31,11 +30,15 @@ void plane_pairs(const problem& p, const operands& x, const launch_context& laun
   SWATH_EXPECTS(fits.ok(), "plane_pairs: " + std::string(fits.why));
   for_generic_instance(p, [&]<class T, int R, shape S, int Dims>() {
     if constexpr (S == shape::star && Dims == 3 && R >= 3) {
-      // Radius 3: two tile rows a warp (they share their y taps as well), one block an SM for the
-      // registers (144 in float). Radius 4: one row, two blocks an SM. Chunks of 8r planes, as 08.
-      constexpr int rows = R == 3 ? 2 : 1;
-      constexpr int blocks = R == 3 ? 1 : 2;
-      tma::run<T, R, rows, 2, blocks>(p, x, launch, 8 * R);
+      // Two tile rows a warp (they share their y taps too) and one block an SM, for the registers
+      // (144-168) and a deep ring: with the 16-byte pad 17-19 slots, 7-8 planes in flight beyond the
+      // 2r + 2 read. The line pad (rows starting on a line) leaves 12-13 slots; it pays only where the
+      // rows are themselves line-aligned, and measured so only at radius 3 in float. Chunks of 8r planes.
+      const bool line_aligned_rows = p.grid.width * static_cast<std::int64_t>(sizeof(T)) % 128 == 0;
+      if constexpr (R == 3 && sizeof(T) == 4) {
+        if (line_aligned_rows) return tma::run<T, R, 2, 2, 1, true>(p, x, launch, 8 * R);
+      }
+      tma::run<T, R, 2, 2, 1, false>(p, x, launch, 8 * R);
     }
   });
 }

@@ -39,8 +39,9 @@ using swath::cuda::shared_address;
 using swath::cuda::wait_phase;
 
 // Rows tile rows per compute warp, Planes output planes per step, Blocks blocks per SM (the register
-// allocator is held to it, and the ring takes the shared memory they leave).
-template <class T, int R, int Rows, int Planes, int Blocks>
+// allocator is held to it, and the ring takes the shared memory they leave). LinePad: whether the
+// halo columns may be a whole line (below) where the ring then still fits.
+template <class T, int R, int Rows, int Planes, int Blocks, bool LinePad = true>
 struct config {
   static constexpr int vector = 16 / static_cast<int>(sizeof(T));  // points per thread along x
   static constexpr int consumers = 8;                               // compute warps
@@ -69,7 +70,7 @@ struct config {
   // it does not, and half a line (which fits) measured no better there (docs/stencil.md).
   static constexpr int line_pad = 128 / static_cast<int>(sizeof(T));
   static constexpr int vector_pad = (R + vector - 1) / vector * vector;
-  static constexpr int pad = slots_that_fit(line_pad) >= reads + ahead ? line_pad : vector_pad;
+  static constexpr int pad = LinePad && slots_that_fit(line_pad) >= reads + ahead ? line_pad : vector_pad;
   static constexpr int row = width + 2 * pad;  // 192 floats (768 bytes) with the line pad, 136 at radius 4
   static constexpr unsigned box_bytes = rows * row * sizeof(T);
   static constexpr unsigned slot_bytes = slot_size(pad);
@@ -80,11 +81,11 @@ struct config {
   static constexpr int taps = 6 * R + 1;
 };
 
-template <class T, int R, int Rows, int Planes, int Blocks>
-__global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks>::threads, Blocks)
+template <class T, int R, int Rows, int Planes, int Blocks, bool LinePad>
+__global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad>::threads, Blocks)
     planes_kernel(const __grid_constant__ CUtensorMap map, T* __restrict__ out, frame f, T edge_value, int z_chunk,
-                  const weights<T, config<T, R, Rows, Planes, Blocks>::taps> c) {
-  using C = config<T, R, Rows, Planes, Blocks>;
+                  const weights<T, config<T, R, Rows, Planes, Blocks, LinePad>::taps> c) {
+  using C = config<T, R, Rows, Planes, Blocks, LinePad>;
   constexpr int V = C::vector;
   constexpr int S = C::slots;
   constexpr int P = Planes;
@@ -365,10 +366,10 @@ CUtensorMap plane_tiles(const T* in, const frame& f) {
 
 // One launch over the grid. planes_per_chunk: the z-chunks' length (a multiple of Planes is best:
 // a chunk's last step otherwise computes planes it does not store).
-template <class T, int R, int Rows, int Planes, int Blocks>
+template <class T, int R, int Rows, int Planes, int Blocks, bool LinePad = true>
 void run(const problem& p, const operands& x, const launch_context& launch, int planes_per_chunk) {
-  using C = config<T, R, Rows, Planes, Blocks>;
-  const auto kernel = planes_kernel<T, R, Rows, Planes, Blocks>;
+  using C = config<T, R, Rows, Planes, Blocks, LinePad>;
+  const auto kernel = planes_kernel<T, R, Rows, Planes, Blocks, LinePad>;
   static const int blocks_per_sm = prepare_kernel(kernel, C::threads, C::shared_bytes);
   const frame f = frame_of(p);
   SWATH_EXPECTS(reinterpret_cast<std::uintptr_t>(x.in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(x.out) % 16 == 0,
