@@ -66,8 +66,9 @@ struct config {
   // a 128-byte line (the r <= 4 columns rounded to a vector) 8 points slower than one whose rows start
   // on a line, even when the aligned box is 1.5x wider (H200, ring and stores alone at 512^3:
   // 128 + 2·4 floats 84.2% of the copy bandwidth, 128 + 2·32 floats 90.5%, no halo 92.3%). So the pad
-  // is a whole line (32 floats, 16 doubles) wherever the ring still has a step in flight; at radius 4
-  // it does not, and half a line (which fits) measured no better there (docs/stencil.md).
+  // is a whole line (32 floats, 16 doubles) wherever the ring still has a step in flight and LinePad
+  // allows it; at radius 4 it does not, and half a line (which fits) measured no better there. Step 09
+  // measured a deeper ring worth more than aligned rows except at radius 3 in float (docs/stencil.md).
   static constexpr int line_pad = 128 / static_cast<int>(sizeof(T));
   static constexpr int vector_pad = (R + vector - 1) / vector * vector;
   static constexpr int pad = LinePad && slots_that_fit(line_pad) >= reads + ahead ? line_pad : vector_pad;
