@@ -34,8 +34,8 @@ void plane_pairs(const problem& p, const operands& x, const launch_context& laun
       // (144-168) and a deep ring: with the 16-byte pad 17-19 slots, 7-8 planes in flight beyond the
       // 2r + 2 read. The line pad (rows starting on a line) leaves 12-13 slots; it pays only where the
       // rows are themselves line-aligned, and measured so only at radius 3 in float. Chunks of 8r planes.
-      const bool line_aligned_rows = p.grid.width * static_cast<std::int64_t>(sizeof(T)) % 128 == 0;
       if constexpr (R == 3 && sizeof(T) == 4) {
+        const bool line_aligned_rows = p.grid.width * static_cast<std::int64_t>(sizeof(T)) % 128 == 0;
         if (line_aligned_rows) return tma::run<T, R, 2, 2, 1, true>(p, x, launch, 8 * R);
       }
       tma::run<T, R, 2, 2, 1, false>(p, x, launch, 8 * R);

@@ -173,7 +173,7 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad>::t
 
   T* target = out + (static_cast<std::int64_t>(z_begin) * f.sz + static_cast<std::int64_t>(y) * f.sy + x);
   for (int z = z_begin; z < z_end; z += P, target += P * f.sz) {
-    {
+    {  // newest itself moves on after the step, with low: the order step 08's measured code has
       int slot_index = newest;
       unsigned parity = newest_parity;
 #pragma unroll
