@@ -130,16 +130,12 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad>::t
   }
 
   // A compute warp: tile rows warp·Rows ... warp·Rows + Rows - 1, 32 vectors of V points each.
-  const T* ring = reinterpret_cast<const T*>(shared_raw);
-  constexpr int slot_elements = C::slot_bytes / sizeof(T);
   const int x = x0 + lane * V, y = y0 + warp * Rows;  // the first row's first point
   const int own = (warp * Rows + R) * C::row + C::pad + lane * V;  // this thread's vector of the first row in a slot
   constexpr int LW = window_side<T, R>();
 
-  // Rows of the y taps as element offsets from the row's own, for warps at a y face. Under clamp a
-  // row outside the grid is read from the nearest one inside (still in the tile); otherwise from the
-  // zero-filled row, and under constant the weights of those taps times the constant are added.
-  int y_shift[Rows][2 * R];
+  // Under constant, the weights of the y taps outside the grid times the constant, added to each
+  // output of a row (the zero-filled rows contribute nothing).
   T y_outside[Rows];
 #pragma unroll
   for (int j = 0; j < Rows; ++j) {
@@ -147,15 +143,21 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad>::t
 #pragma unroll
     for (int k = 0; k < 2 * R; ++k) {
       const int dy = k < R ? k - R : k - R + 1;
-      const int self = warp * Rows + j + R;  // the row's tile row
-      int t = self + dy;
-      if (f.edge == boundary::clamp) t = min(max(t, R - y0), R - y0 + f.ny - 1);
-      y_shift[j][k] = (t - self) * C::row;
       if (f.edge == boundary::constant && static_cast<unsigned>(y + j + dy) >= static_cast<unsigned>(f.ny)) {
         y_outside[j] += edge_value * c.w[star_index<R, R>(0, dy, 0)];
       }
     }
   }
+  // The y tap dy of row j as an element offset from the row's own, for warps at a y face: under clamp
+  // a row outside the grid is read from the nearest one inside (still in the tile), otherwise from
+  // the zero-filled row. Worked out where it is used, on the edge path only, rather than held in
+  // 2R·Rows registers through the march.
+  const auto y_shift = [&](int j, int dy) {
+    const int self = warp * Rows + j + R;  // the row's tile row
+    int t = self + dy;
+    if (f.edge == boundary::clamp) t = min(max(t, R - y0), R - y0 + f.ny - 1);
+    return (t - self) * C::row;
+  };
   const bool x_face = x < LW || x + V + LW > f.nx;  // the x window passes a face (or the lane is past the grid)
   const bool warp_at_y_face = y < R || y + Rows - 1 + R >= f.ny;
   const bool thread_copies = f.edge == boundary::copy && (x < R || x + V > f.nx - R || y < R || y + Rows - 1 >= f.ny - R);
@@ -166,9 +168,17 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad>::t
   int low = 0;  // the slot of plane z - R
   int newest = 2 * R;
   unsigned newest_parity = 0;
-  const auto slot = [&](int d) {  // the slot of plane z + d
-    const int index = low + R + d;
-    return ring + (index >= S ? index - S : index) * slot_elements;
+  // Plane z - R + i is in slot low + i, or low + i - S where that passes the ring's end. A step picks
+  // each plane's address from two bases, this thread's vector in slot low and the same less the
+  // ring, by the first i that wraps; the plane's offset i·slot_bytes is then the load's immediate:
+  // a compare and a select a plane, where wrapping the index, multiplying and adding for each plane
+  // afresh took ~4-5 (~45 instructions a step at radius 4 with P = 2).
+  const unsigned char* mine_in_low = shared_raw + own * sizeof(T);
+  int wraps_from = S;
+  const auto mine = [&](int d) {  // this thread's vector of the first row of plane z + d
+    const int i = R + d;
+    const unsigned char* base = i >= wraps_from ? mine_in_low - S * C::slot_bytes : mine_in_low;
+    return reinterpret_cast<const T*>(base + i * C::slot_bytes);
   };
 
   T* target = out + (static_cast<std::int64_t>(z_begin) * f.sz + static_cast<std::int64_t>(y) * f.sy + x);
@@ -189,7 +199,7 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad>::t
       T window[P][Rows][LW + V + LW];  // window[p][j][LW + i] = row j of plane z + p at x + i
 #pragma unroll
       for (int p = 0; p < P; ++p) {
-        const T* centre = slot(p) + own;
+        const T* centre = mine(p);
 #pragma unroll
         for (int j = 0; j < Rows; ++j) {
           load_run<T, LW>(centre + j * C::row - LW, window[p][j]);
@@ -197,23 +207,38 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad>::t
           load_run<T, LW>(centre + j * C::row + V, window[p][j] + LW + V);
         }
       }
-      if (x_face && f.edge != boundary::copy) {  // one lane in a block at an x face
+      if (x_face && f.edge != boundary::copy) {  // lanes whose window passes an x face
+        // The window's sides, in pieces of G elements, are each wholly inside or wholly outside the
+        // grid: x is a multiple of V and so is nx (whole 16-byte rows), and a side is either shorter
+        // than a vector (one piece, outside only for the first or last vector of a row) or whole
+        // vectors. So each piece outside is filled in one go, outward from the lane's own vector:
+        // clamp repeats the element next to it (in(0) or in(nx - 1), or a piece already filled),
+        // constant writes the value. Testing and selecting each of the LW + V + LW elements instead
+        // cost ~190 instructions a step at radius 4 in float, in every warp of a block at an x face.
+        constexpr int G = LW < V ? LW : V;
+        const bool clamp = f.edge == boundary::clamp;
 #pragma unroll
         for (int p = 0; p < P; ++p) {
 #pragma unroll
           for (int j = 0; j < Rows; ++j) {
-            T left = window[p][j][LW], right = window[p][j][LW + V - 1];  // in(0) and in(nx - 1) where the window has them
+            T* w = window[p][j];
 #pragma unroll
-            for (int k = 0; k < LW + V + LW; ++k) {
-              if (x - LW + k == 0) left = window[p][j][k];
-              if (x - LW + k == f.nx - 1) right = window[p][j][k];
+            for (int q = 0; q < LW / G; ++q) {
+              const int k = LW - (q + 1) * G;  // the piece at x - (q + 1)·G ... x - q·G - 1
+              if (x < (q + 1) * G) {
+                const T fill = clamp ? w[k + G] : edge_value;
+#pragma unroll
+                for (int i = 0; i < G; ++i) w[k + i] = fill;
+              }
             }
-            const bool clamp = f.edge == boundary::clamp;
 #pragma unroll
-            for (int k = 0; k < LW + V + LW; ++k) {
-              const int xx = x - LW + k;
-              if (xx < 0) window[p][j][k] = clamp ? left : edge_value;
-              if (xx >= f.nx) window[p][j][k] = clamp ? right : edge_value;
+            for (int q = 0; q < LW / G; ++q) {
+              const int k = LW + V + q * G;  // the piece at x + V + q·G ...
+              if (x + V + q * G >= f.nx) {
+                const T fill = clamp ? w[k - 1] : edge_value;
+#pragma unroll
+                for (int i = 0; i < G; ++i) w[k + i] = fill;
+              }
             }
           }
         }
@@ -255,7 +280,7 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad>::t
           if (d >= 0 && d < P) {
             values = window[d][j] + LW;
           } else {
-            load_run<T, V>(slot(d) + own + j * C::row, loaded);
+            load_run<T, V>(mine(d) + j * C::row, loaded);
           }
 #pragma unroll
           for (int p = 0; p < P; ++p) {
@@ -267,7 +292,7 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad>::t
       // y taps: a row the warp owns comes from its window (not at a y face), the others from shared memory.
 #pragma unroll
       for (int p = 0; p < P; ++p) {
-        const T* centre = slot(p) + own;
+        const T* centre = mine(p);
 #pragma unroll
         for (int k = 0; k < 2 * R; ++k) {
           const int dy = k < R ? k - R : k - R + 1;
@@ -278,7 +303,7 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad>::t
               add(p, j, weight, window[p][j + dy] + LW);
             } else {
               T values[V];
-              load_run<T, V>(centre + j * C::row + (Edge ? y_shift[j][k] : dy * C::row), values);
+              load_run<T, V>(centre + j * C::row + (Edge ? y_shift(j, dy) : dy * C::row), values);
               add(p, j, weight, values);
             }
           }
@@ -331,6 +356,8 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad>::t
       low = low + 1 == S ? 0 : low + 1;
       if (++newest == S) newest = 0, newest_parity ^= 1;
     }
+    mine_in_low = shared_raw + own * sizeof(T) + low * C::slot_bytes;
+    wraps_from = S - low;
   }
 }
 
