@@ -168,21 +168,21 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad>::t
   int low = 0;  // the slot of plane z - R
   int newest = 2 * R;
   unsigned newest_parity = 0;
-  // Plane z - R + i is in slot low + i, or low + i - S where that passes the ring's end. A step picks
-  // each plane's address from two bases, this thread's vector in slot low and the same less the
-  // ring, by the first i that wraps; the plane's offset i·slot_bytes is then the load's immediate:
-  // a compare and a select a plane, where wrapping the index, multiplying and adding for each plane
-  // afresh took ~4-5 (~45 instructions a step at radius 4 with P = 2).
-  const unsigned char* mine_in_low = shared_raw + own * sizeof(T);
-  int wraps_from = S;
-  const auto mine = [&](int d) {  // this thread's vector of the first row of plane z + d
-    const int i = R + d;
-    const unsigned char* base = i >= wraps_from ? mine_in_low - S * C::slot_bytes : mine_in_low;
-    return reinterpret_cast<const T*>(base + i * C::slot_bytes);
-  };
 
   T* target = out + (static_cast<std::int64_t>(z_begin) * f.sz + static_cast<std::int64_t>(y) * f.sy + x);
   for (int z = z_begin; z < z_end; z += P, target += P * f.sz) {
+    // Plane z - R + i is in slot low + i, or low + i - S where that passes the ring's end. The step
+    // picks each plane's address from two bases, this thread's vector in slot low and the same less
+    // the ring, by the first i that wraps; the plane's offset i·slot_bytes is then the load's
+    // immediate: a compare and a select a plane, where wrapping the index, multiplying and adding for
+    // each plane afresh took ~4-5 (~45 instructions a step at radius 4 with P = 2).
+    const unsigned char* const mine_in_low = shared_raw + own * sizeof(T) + low * C::slot_bytes;
+    const int wraps_from = S - low;
+    const auto mine = [&](int d) {  // this thread's vector of the first row of plane z + d
+      const int i = R + d;
+      const unsigned char* base = i >= wraps_from ? mine_in_low - S * C::slot_bytes : mine_in_low;
+      return reinterpret_cast<const T*>(base + i * C::slot_bytes);
+    };
     {  // newest itself moves on after the step, with low: the order step 08's measured code has
       int slot_index = newest;
       unsigned parity = newest_parity;
@@ -356,8 +356,6 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad>::t
       low = low + 1 == S ? 0 : low + 1;
       if (++newest == S) newest = 0, newest_parity ^= 1;
     }
-    mine_in_low = shared_raw + own * sizeof(T) + low * C::slot_bytes;
-    wraps_from = S - low;
   }
 }
 
