@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
+#include "swath/core/buffer.hpp"
 #include "swath/core/error.hpp"
 #include "swath/schedule/cache_model.hpp"
 #include "swath/stencil.hpp"
@@ -78,7 +80,9 @@ void check_every_configuration(const variant& v, const std::vector<bench::size_s
 // Widths by the rows' alignment (step 07 copies 16, 8 or 4 bytes at a time; step 08 takes only
 // rows of whole 16 bytes): 8, 132, 260 and 1028 are multiples of 4 elements, 2, 70, 130 and 1030 of
 // 2, the rest odd; 132, 260 and 1028 also have whole blocks of steps 07 and 08 (128 points wide in
-// 3D, 512 in 2D) before a ragged one, and 8 × 5 × 300 is cut into many z-chunks.
+// 3D, 512 in 2D) before a ragged one, and 8 × 5 × 300 is cut into many z-chunks. Rows of an odd
+// number of 16 bytes (132 and 260 floats, 70 and 130 doubles) take steps 08 and 09's split rows, with
+// planes of an odd number of 16 bytes (132 × 19, 70 × 45, 130 × 7) and of an even one (260 × 10).
 const std::vector<bench::size_spec> sizes_3d = {{{1, 1, 1}},   {{2, 3, 2}},    {{33, 9, 17}},  {{70, 45, 40}},
                                                 {{5, 6, 300}}, {{8, 5, 300}}, {{130, 7, 3}}, {{132, 19, 21}},
                                                 {{260, 10, 6}}};
@@ -123,6 +127,47 @@ TEST_P(GpuStencilVariant, TakesTheUsersWeights) {
     const auto result = check_once(v, p);
     EXPECT_TRUE(result.passed()) << v.info.name << " " << edge << ": " << result.describe();
   }
+}
+
+// Steps 08 and 09 split rows by parity where their pitch is an odd number of 16 bytes, and tell the
+// rows that start mid-sector from the grid's address as well as the pitch: the same grids read from
+// 16 bytes past a sector, so that every row changes sides.
+template <int Step>
+void from_16_bytes_past_a_sector(const problem& p, const operands& x, const launch_context& launch) {
+  const auto bytes = static_cast<std::size_t>(p.points() * p.element_bytes());
+  buffer<unsigned char> moved(memory_kind::device, bytes + 32);
+  copy_bytes(moved.data() + 16, memory_kind::device, x.in, memory_kind::device, bytes);
+  find_variant(Step == 8 ? "stencil/cuda/08_tma_planes" : "stencil/cuda/09_plane_pairs")
+      .run(p, {moved.data() + 16, x.out}, launch);
+}
+
+TEST(GpuStencilSplitRows, ReadGridsThatStart16BytesPastASector) {
+  SWATH_SKIP_WITHOUT_GPU();
+  struct grid_case {
+    bench::size_spec size;
+    const char* type;
+  };
+  const std::vector<grid_case> grids = {{{{132, 19, 21}}, "float"}, {{{260, 10, 6}}, "float"}, {{{70, 45, 40}}, "double"}};
+  int checked = 0;
+  for (const int step : {8, 9}) {
+    variant v = find_variant(step == 8 ? "stencil/cuda/08_tma_planes" : "stencil/cuda/09_plane_pairs");
+    v.run = step == 8 ? from_16_bytes_past_a_sector<8> : from_16_bytes_past_a_sector<9>;
+    const std::vector<const char*> radii = step == 8 ? std::vector<const char*>{"1", "2"} : std::vector<const char*>{"3"};
+    for (const auto& grid : grids) {
+      for (const char* radius : radii) {
+        for (const char* edge : {"clamp", "constant", "copy"}) {
+          const problem p =
+              make_problem(v, {grid.size, std::string("radius=") + radius + " boundary=" + edge + " type=" + grid.type});
+          ASSERT_TRUE(v.supports(p).ok()) << v.info.name << " " << grid.size.text() << ": " << v.supports(p).why;
+          const auto result = check_once(v, p);
+          ASSERT_TRUE(result.passed()) << v.info.name << " " << grid.size.text() << " radius " << radius << " " << edge
+                                       << " " << grid.type << ": " << result.describe();
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 27);  // 08: 3 grids × 2 radii × 3 boundaries; 09 (radius 3-4 only): 3 × 1 × 3
 }
 
 INSTANTIATE_TEST_SUITE_P(Gpu, GpuStencilVariant, ::testing::ValuesIn(names_on(backend::cuda)),

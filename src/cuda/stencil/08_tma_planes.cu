@@ -21,7 +21,10 @@
 // active, 46% of stalls long scoreboard (here: the mbarrier wait), DRAM reads 1.45x the input (no
 // L2 promotion: 1.26x, the same time). Two rows per warp: 0.76x float, 0.80x double; short
 // z-chunks (below): 0.80x and 0.81x; halo columns of a whole 128-byte line, so that the box's
-// rows start on a line (tma::config::pad), and 6-plane chunks: 0.93x and 0.94x.
+// rows start on a line (tma::config::pad), and 6-plane chunks: 0.93x and 0.94x. A ragged width whose
+// rows are an odd number of 16 bytes (508 floats) starts every other row mid-sector; those grids'
+// planes come as two boxes, the rows of either parity, each starting on a sector ("split rows" in
+// tma_planes.cuh): 508 x 509 x 511 in float, radius 1 0.297 -> 0.283 ms, radius 2 0.314 -> 0.300.
 //
 // The kernel, its ring and its boundary rules are in tma_planes.cuh, shared with step 09.
 

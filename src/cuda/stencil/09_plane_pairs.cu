@@ -30,6 +30,12 @@
 // double at 512^3, 16r and whole columns less well. One block marching through all its tiles with its
 // ring carried from each to the next was slower (0.422 ms): its blocks at different depths no longer
 // share their halo rows in L2, and DRAM moved 1.36x the bytes (ncu).
+//
+// v4: rows that start on a sector. The x pad of a vector (16 bytes) each side started every box row
+// mid-sector; the ring-only kernel had shown that to cost the copy engine ~4 points at radius 1, and the
+// ragged 508-wide grid, half of whose rows then started on a sector, ran 2.6% faster a point than 512^3.
+// Pads of a whole sector (tma::config): radius 4 float 0.334 -> 0.309 ms at 512^3 (0.75x -> 0.82x of
+// the copy bandwidth), 16 ring slots in place of 17; double already had 32-byte pads.
 
 #include "tma_planes.cuh"
 
