@@ -114,12 +114,14 @@ struct config {
   static constexpr int taps = 6 * R + 1;
 };
 
-// Split rows: whether the rows of a slot's half 0 start mid-sector in plane z (so that its box begins a
-// vector left) is (first ^ (z & flips)) & 1; half 1's rows are the other parity. first: the grid's base
-// address and the parity of the tile's first row; flips: 1 where a plane's size is an odd multiple of
-// 16 bytes, so that the parity turns from plane to plane.
+// Split rows: which half of a slot holds the rows that start mid-sector (its box begins a vector left),
+// the one rule the producer and the compute warps both follow. first: from the grid's base address and
+// the parity of the tile's first row; flips: 1 where a plane's size is an odd multiple of 16 bytes, so
+// that the parity turns from plane to plane.
 struct row_parity {
   int first, flips;
+  // Whether half 0's rows start mid-sector in plane z; half 1's are then the other parity.
+  __device__ int half0_shifted(int z) const { return (first ^ (z & flips)) & 1; }
 };
 
 template <class T, int R, int Rows, int Planes, int Blocks, bool LinePad, bool SplitRows>
@@ -169,7 +171,7 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, Sp
           // Half h holds tile rows h, h + 2, ...: grid rows y0 - R + h + 2k, all of parity (R + h) & 1
           // (y0 is even), row (y - parity) / 2 of that parity's map. The layout follows the plane the
           // step reads (z_begin - R + i), also where clamp loads another.
-          const int half0_shifted = (parity.first ^ ((z_begin - R + i) & parity.flips)) & 1;
+          const int half0_shifted = parity.half0_shifted(z_begin - R + i);
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
             const int odd = (R + h) & 1;
@@ -231,7 +233,7 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, Sp
       return reinterpret_cast<const T*>(base + i * C::slot_bytes);
     };
     // Split: whether half 0 of plane z + d is the shifted one, for even and odd d.
-    const int half0_shifted_even = (parity.first ^ (z & parity.flips)) & 1;
+    const int half0_shifted_even = parity.half0_shifted(z);
     const int half0_shifted_odd = half0_shifted_even ^ parity.flips;
     const auto in_half = [&](int d, int h, int pairs_from_k0) {  // split: this thread's vector in pair k0 + ... of half h
       const int shifted = (h ^ ((d & 1) ? half0_shifted_odd : half0_shifted_even)) & 1;
