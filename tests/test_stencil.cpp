@@ -3,6 +3,7 @@
 // variants run in the Gpu suites (skipped without a GPU), in 2D and 3D, at sizes no tile divides.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -134,7 +135,7 @@ TEST_P(GpuStencilVariant, TakesTheUsersWeights) {
 // 16 bytes past a sector, so that every row changes sides.
 template <int Step>
 void from_16_bytes_past_a_sector(const problem& p, const operands& x, const launch_context& launch) {
-  const auto bytes = static_cast<std::size_t>(p.points() * p.element_bytes());
+  const auto bytes = static_cast<std::size_t>(p.stored_elements() * p.element_bytes());
   buffer<unsigned char> moved(memory_kind::device, bytes + 32);
   copy_bytes(moved.data() + 16, memory_kind::device, x.in, memory_kind::device, bytes);
   find_variant(Step == 8 ? "stencil/cuda/08_tma_planes" : "stencil/cuda/09_plane_pairs")
@@ -168,6 +169,48 @@ TEST(GpuStencilSplitRows, ReadGridsThatStart16BytesPastASector) {
     }
   }
   EXPECT_EQ(checked, 27);  // 08: 3 grids × 2 radii × 3 boundaries; 09 (radius 3-4 only): 3 × 1 × 3
+}
+
+// Pitched grids (rows padded as cudaMalloc3D pads them): every step that takes one, with rows padded
+// to whole 128-byte lines, to an odd number of 16 bytes (steps 08 and 09 split those rows by parity)
+// and by one element (16-byte copies impossible). The input's pads hold NaN and the output's poison:
+// a step that reads a pad or writes one fails the check.
+std::int64_t odd_sixteens_pitch(std::int64_t width, std::int64_t element_bytes) {
+  const std::int64_t per_vector = 16 / element_bytes;
+  std::int64_t vectors = (width + per_vector - 1) / per_vector + 1;
+  vectors += vectors % 2 == 0 ? 1 : 0;
+  return vectors * per_vector;
+}
+
+TEST_P(GpuStencilVariant, MatchesTheReferenceOnPitchedGrids) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const variant& v = find_variant(GetParam());
+  const std::vector<bench::size_spec> sizes = {{{33, 9, 17}}, {{132, 19, 21}}, {{70, 45, 40}}, {{300, 5}}};
+  int checked = 0;
+  for (const auto& size : sizes) {
+    for (const char* radius : {"1", "2", "3", "4"}) {
+      for (const char* form : {"star", "box"}) {
+        for (const char* edge : {"clamp", "copy", "constant", "periodic"}) {
+          for (const char* type : {"float", "double"}) {
+            const std::string config =
+                std::string("radius=") + radius + " shape=" + form + " boundary=" + edge + " type=" + type;
+            problem p = make_problem(v, {size, config + " pitch=lines"});
+            const std::int64_t width = p.grid.width, bytes = p.element_bytes();
+            for (const std::int64_t pitch : {p.pitch(), odd_sixteens_pitch(width, bytes), width + 1}) {
+              p.row_pitch = pitch;
+              if (!v.supports(p).ok()) continue;
+              const auto result = check_once(v, p);
+              ASSERT_TRUE(result.passed()) << v.info.name << " " << size.text() << " " << config << " pitch " << pitch
+                                           << ": " << result.describe();
+              ASSERT_EQ(result.checked, size.count());
+              ++checked;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 0) << v.info.name << " took no pitched grid";
 }
 
 INSTANTIATE_TEST_SUITE_P(Gpu, GpuStencilVariant, ::testing::ValuesIn(names_on(backend::cuda)),
@@ -254,6 +297,104 @@ TEST(StencilProblem, BadParametersAreUsageErrors) {
   EXPECT_THROW(make_problem(three_d, {{{10, 10, 10}}, "weights=1:2:3::5:6:7"}), usage_error);
   EXPECT_THROW(make_problem(three_d, {{{10, 10, 10, 10}}, ""}), usage_error);
   EXPECT_NO_THROW(make_problem(three_d, {{{10, 10, 10}}, "weights=1:2:3:4:5:6:7e-1"}));
+}
+
+TEST(StencilProblem, PitchParameter) {
+  const variant& three_d = find_variant("stencil/cpu/09_openmp_3d");
+  EXPECT_EQ(make_problem(three_d, {{{33, 4, 3}}, ""}).pitch(), 33);
+  EXPECT_EQ(make_problem(three_d, {{{33, 4, 3}}, "pitch=dense"}).pitch(), 33);
+  EXPECT_EQ(make_problem(three_d, {{{33, 4, 3}}, "pitch=lines"}).pitch(), 64);                // 32 floats a line
+  EXPECT_EQ(make_problem(three_d, {{{510, 4, 3}}, "pitch=lines type=double"}).pitch(), 512);  // 16 doubles a line
+  EXPECT_EQ(make_problem(three_d, {{{512, 4, 3}}, "pitch=lines"}).pitch(), 512);
+  const problem given = make_problem(three_d, {{{33, 4, 3}}, "pitch=40"});
+  EXPECT_EQ(given.pitch(), 40);
+  EXPECT_EQ(given.stored_elements(), 40 * 4 * 3);
+  EXPECT_EQ(given.points(), 33 * 4 * 3);
+  EXPECT_EQ(stencil_work(given).bytes, 2.0 * 4 * 33 * 4 * 3);  // the pads are not traffic
+  EXPECT_THROW(make_problem(three_d, {{{33, 4, 3}}, "pitch=32"}), usage_error);
+  EXPECT_THROW(make_problem(three_d, {{{33, 4, 3}}, "pitch=wide"}), usage_error);
+  EXPECT_THROW(make_problem(three_d, {{{33, 4, 3}}, "pitch=0"}), usage_error);
+  // The CPU steps take rows back to back and say so.
+  for (const char* name : {"stencil/cpu/01_naive", "stencil/cpu/09_openmp_3d"}) {
+    const variant& v = find_variant(name);
+    const support s = v.supports(make_problem(v, {{{33, 4}}, "pitch=lines"}));
+    EXPECT_FALSE(s.ok()) << name;
+    EXPECT_NE(std::string(s.why).find("pitch"), std::string::npos) << s.why;
+  }
+  // The copy engine's rule is on the pitch, not the width: 510 floats a row only when pitched.
+  const problem ragged = make_problem(three_d, {{{510, 9, 5}}, ""});
+  EXPECT_FALSE(aligned_star_3d(ragged).ok());
+  problem pitched = ragged;
+  pitched.row_pitch = 512;
+  EXPECT_TRUE(aligned_star_3d(pitched).ok());
+  pitched.row_pitch = 511;
+  EXPECT_FALSE(aligned_star_3d(pitched).ok());
+}
+
+// Steps 08 and 09's suite runs the ragged grids pitched to lines as well; where lines are the dense
+// layout (512 floats) the pitched row is skipped, not run twice.
+TEST(StencilProblem, TheCopyEngineStepsSuiteRunsLinePitches) {
+  const auto& f = family();
+  int steps = 0;
+  for (const variant& v : variants()) {
+    if (v.supports != aligned_star_3d && v.supports != aligned_wide_star_3d) continue;
+    ++steps;
+    const auto configs = f.configurations(v.info, {{"radius", {"4"}}});
+    ASSERT_EQ(configs.size(), 4u) << v.info.name;  // float and double, dense and lines
+    EXPECT_EQ(configs[0], "radius=4 shape=star boundary=clamp type=float");
+    EXPECT_EQ(configs[1], "radius=4 shape=star boundary=clamp type=float pitch=lines");
+    EXPECT_NE(f.unsupported(v.info, {{{512, 512, 512}}, configs[1]}).find("dense layout"), std::string::npos);
+    EXPECT_EQ(f.unsupported(v.info, {{{510, 509, 511}}, configs[1]}), "");
+    EXPECT_NE(f.unsupported(v.info, {{{510, 509, 511}}, configs[0]}), "");
+    const auto sizes = f.default_sizes(v.info);
+    EXPECT_NE(std::find(sizes.begin(), sizes.end(), bench::size_spec{{510, 509, 511}}), sizes.end());
+  }
+  if (steps == 0) GTEST_SKIP() << "built without CUDA";
+  // Elsewhere the pitch goes unnamed unless asked for.
+  for (const auto& config : f.configurations(find_variant("stencil/cpu/09_openmp_3d").info, {})) {
+    EXPECT_EQ(config.find("pitch"), std::string::npos) << config;
+  }
+}
+
+// The trial's side of a pitched grid, on the CPU: a step run through a dense copy passes, and one
+// that writes a pad or reads one fails.
+enum class pad_fault { none, writes_a_pad, reads_a_pad };
+template <pad_fault Fault>
+void through_a_dense_copy(const problem& p, const operands& x, const launch_context& launch) {
+  problem dense = p;
+  dense.row_pitch = 0;
+  const std::int64_t rows = p.grid.height * p.depth, width = p.grid.width, pitch = p.pitch();
+  buffer<double> in(memory_kind::host, static_cast<std::size_t>(dense.points()));
+  buffer<double> out(memory_kind::host, static_cast<std::size_t>(dense.points()));
+  const auto* source = static_cast<const double*>(x.in);
+  auto* target = static_cast<double*>(x.out);
+  for (std::int64_t row = 0; row < rows; ++row) {
+    for (std::int64_t i = 0; i < width; ++i) in.data()[row * width + i] = source[row * pitch + i];
+  }
+  find_variant("stencil/cpu/09_openmp_3d").run(dense, {in.data(), out.data()}, launch);
+  for (std::int64_t row = 0; row < rows; ++row) {
+    for (std::int64_t i = 0; i < width; ++i) target[row * pitch + i] = out.data()[row * width + i];
+  }
+  if constexpr (Fault == pad_fault::writes_a_pad) target[pitch - 1] = 1.0;
+  if constexpr (Fault == pad_fault::reads_a_pad) target[3 * pitch + 1] += source[pitch - 1];
+}
+
+TEST(StencilPitchedTrial, ChecksTheRowsAndThePads) {
+  variant v = find_variant("stencil/cpu/09_openmp_3d");
+  v.supports = any_stencil;
+  const problem p = make_problem(v, {{{37, 11, 6}}, "radius=2 type=double boundary=periodic pitch=45"});
+  v.run = through_a_dense_copy<pad_fault::none>;
+  const auto good = check_once(v, p);
+  EXPECT_TRUE(good.passed()) << good.describe();
+  EXPECT_EQ(good.checked, 37 * 11 * 6);
+  v.run = through_a_dense_copy<pad_fault::writes_a_pad>;
+  const auto writes = check_once(v, p);
+  EXPECT_FALSE(writes.passed());
+  EXPECT_EQ(writes.outside_writes, 1);
+  v.run = through_a_dense_copy<pad_fault::reads_a_pad>;
+  const auto reads = check_once(v, p);
+  EXPECT_FALSE(reads.passed());
+  EXPECT_EQ(reads.not_finite, 1);
 }
 
 // The 3D boundary rules, one point at a time.

@@ -41,6 +41,10 @@ struct tap {
 struct problem {
   schedule::extent2d grid;  // width × height of each z-plane
   std::int64_t depth = 1;   // planes; 2D problems have depth 1 and dims 2
+  // Elements from one row's start to the next in memory (0: the width, rows back to back). A pitched
+  // grid is what cudaMalloc3D hands out: each row padded, planes pitch × height apart. The pads are
+  // neither read nor written; the input's hold NaN in the trials, so a step that reads one fails.
+  std::int64_t row_pitch = 0;
   int dims = 2;
   int radius = 1;
   shape form = shape::star;
@@ -55,6 +59,8 @@ struct problem {
   double cache_bytes = 0;   // the cache the model sized them for
   [[nodiscard]] int extent() const { return 2 * radius + 1; }  // s_w = s_h
   [[nodiscard]] std::int64_t points() const { return grid.count() * depth; }
+  [[nodiscard]] std::int64_t pitch() const { return row_pitch > 0 ? row_pitch : grid.width; }
+  [[nodiscard]] std::int64_t stored_elements() const { return pitch() * grid.height * depth; }  // pads included
   [[nodiscard]] std::int64_t element_bytes() const { return type == element_type::f32 ? 4 : 8; }
 };
 
@@ -114,10 +120,11 @@ struct variant {
 };
 
 work_amount stencil_work(const problem& p);
-support any_stencil(const problem& p);     // 2D or 3D, any shape, radius and boundary
+support any_stencil(const problem& p);     // 2D or 3D, any shape, radius, boundary and row pitch
+support any_dense_stencil(const problem& p);  // the same, rows back to back (no pitch)
 support any_2d_stencil(const problem& p);  // the same, 2D grids only (the schedule steps)
-support any_star(const problem& p);        // 2D or 3D star stencils, any radius and boundary
-support aligned_star_3d(const problem& p);  // 3D stars, boundary other than periodic, rows of whole 16 bytes
+support any_star(const problem& p);        // 2D or 3D star stencils, any radius, boundary and row pitch
+support aligned_star_3d(const problem& p);  // 3D stars, boundary other than periodic, row pitch of whole 16 bytes
 support aligned_wide_star_3d(const problem& p);  // the same at radius 3 or 4
 support seven_point_3d(const problem& p);  // the 3D 7-point stencil (star, radius 1), any boundary
 // "default" keeps the taps' weights; otherwise one number per tap, colon-separated, in tap order.
@@ -128,7 +135,9 @@ std::span<const variant> variants();
 const variant& find_variant(std::string_view name);
 
 // The problem at a size and configuration ("radius=2 shape=box boundary=periodic type=double
-// column_width=model cache=L2"); schedule parameters from the cache model unless given.
+// column_width=model cache=L2 pitch=lines"); schedule parameters from the cache model unless given.
+// pitch=dense (rows back to back), lines (each row padded to whole 128-byte lines) or a number of
+// elements no smaller than the width.
 problem make_problem(const variant& v, const bench::problem_spec& spec);
 std::unique_ptr<bench::trial> make_trial(const variant& v, const problem& p, const bench::trial_options& options);
 

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -67,6 +68,13 @@ support any_stencil(const problem& p) {
   return support::yes();
 }
 
+support any_dense_stencil(const problem& p) {
+  if (p.pitch() != p.grid.width) {
+    return support::no("rows back to back only (pitch=dense); pitched grids run on the CUDA steps");
+  }
+  return any_stencil(p);
+}
+
 support any_star(const problem& p) {
   if (p.form != shape::star) return support::no("star stencils only (shape=star); boxes run on stencil/cuda/06_async_planes");
   return any_stencil(p);
@@ -77,8 +85,9 @@ support aligned_star_3d(const problem& p) {
   if (p.edge == boundary::periodic) {
     return support::no("boundary clamp, copy or constant (the wrapped rows are not in the copied box); periodic runs on stencil/cuda/07_vector_planes");
   }
-  if (p.grid.width * p.element_bytes() % 16 != 0) {
-    return support::no("rows must be a whole number of 16 bytes (width a multiple of 4 floats or 2 doubles): the copy engine's row pitch");
+  if (p.pitch() * p.element_bytes() % 16 != 0) {
+    return support::no("rows must start a whole number of 16 bytes apart (the copy engine's row pitch): a width "
+                       "that is a multiple of 4 floats or 2 doubles, or pitch=lines");
   }
   return any_star(p);
 }
@@ -99,7 +108,7 @@ support seven_point_3d(const problem& p) {
 
 support any_2d_stencil(const problem& p) {
   if (p.dims != 2) return support::no("the schedule steps walk 2D grids (size WxH); 3D runs on stencil/cpu/09_openmp_3d");
-  return any_stencil(p);
+  return any_dense_stencil(p);
 }
 
 namespace {
@@ -123,15 +132,28 @@ const std::vector<axis>& axes() {
       {"cache", {}, {"L2"}},            // L1, L2, L3, or bytes with an optional K/M/G (binary) suffix
       {"ways", {}, {"auto"}},           // associativity for the model: auto (from the system for L1-L3), 0 = ignore, N
       {"weights", {}, {"default"}},     // "default" or every tap's weight, colon-separated, in tap order
+      {"pitch", {}, {"dense"}},         // "dense", "lines" (rows padded to 128 bytes) or elements a row
   };
   return all;
 }
 
-// The GPU suite adds radius 2 and double: its targets are stated for them (docs/stencil.md).
-std::vector<std::string> default_values(const axis& a, backend where) {
-  if (where == backend::cuda && std::string_view(a.key) == "radius") return {"1", "2", "4"};
-  if (where == backend::cuda && std::string_view(a.key) == "type") return {"float", "double"};
+// The GPU suite adds radius 2 and double: its targets are stated for them (docs/stencil.md). Steps
+// 08 and 09 also run their ragged grids pitched to whole lines, the layout their copy engine wants.
+std::vector<std::string> default_values(const axis& a, const variant_info& info) {
+  const std::string_view key = a.key;
+  if (info.where == backend::cuda && key == "radius") return {"1", "2", "4"};
+  if (info.where == backend::cuda && key == "type") return {"float", "double"};
+  if (key == "pitch") {
+    const auto supports = find_variant(info.name).supports;
+    if (supports == aligned_star_3d || supports == aligned_wide_star_3d) return {"dense", "lines"};
+  }
   return a.defaults;
+}
+
+// Each row padded to whole 128-byte lines.
+std::int64_t line_pitch(std::int64_t width, std::int64_t element_bytes) {
+  const std::int64_t per_line = 128 / element_bytes;
+  return (width + per_line - 1) / per_line * per_line;
 }
 
 std::map<std::string, std::string> parse_config(const std::string& config) {
@@ -146,7 +168,7 @@ class stencil_trial final : public bench::trial {
   stencil_trial(const variant& v, const problem& p, const bench::trial_options& options)
       : variant_(v), problem_(p), options_(options), launch_(bench::prepare_launch(v.info, v.supports(p))) {
     const bool gpu = v.info.where == backend::cuda;
-    const auto count = static_cast<std::size_t>(p.points());
+    const auto count = static_cast<std::size_t>(p.stored_elements());
     const auto set_bytes = static_cast<std::int64_t>(2 * count * sizeof(T));
     const int sets = bench::wanted_sets(options, set_bytes);
     const memory_kind kind = gpu ? memory_kind::device : memory_kind::host;
@@ -196,7 +218,10 @@ class stencil_trial final : public bench::trial {
     }
     const auto value = [&](std::int64_t source) { return source < 0 ? p.edge_value : input_value(seed, source); };
     const std::int64_t plane = p.grid.count();
-    const auto reference = [&](std::int64_t index) {
+    const std::int64_t pitch = p.pitch();
+    // index: where the output sits in memory, row · pitch + x; the reference works in dense indices.
+    const auto reference = [&](std::int64_t stored) {
+      const std::int64_t index = stored / pitch * p.grid.width + stored % pitch;
       const std::int64_t z = index / plane;
       const std::int64_t y = (index % plane) / p.grid.width;
       const std::int64_t x = index % p.grid.width;
@@ -211,7 +236,8 @@ class stencil_trial final : public bench::trial {
     // n ε of exact, so 3D boxes (up to 729 taps) widen it. Double has 2^29 times less rounding error.
     const double for_float = std::max(variant_.info.tolerance, 2.0 * static_cast<double>(p.taps.size()) * 0x1p-24);
     const double tolerance = std::is_same_v<T, float> ? for_float : for_float * 0x1p-29;
-    return bench::compare_region(out, p.grid.height * p.depth, p.grid.width, p.grid.width, reference, tolerance);
+    // Every pad after a row but the last must still hold the poison: a step that writes one fails.
+    return bench::compare_region(out, p.grid.height * p.depth, p.grid.width, pitch, reference, tolerance);
   }
 
  private:
@@ -226,11 +252,19 @@ class stencil_trial final : public bench::trial {
     }
   }
 
+  // The grid's points hold input_value of their dense index; a pitched grid's pads hold NaN, which a
+  // step that reads one carries into an output the check then rejects.
   void fill(buffer<T>& target, std::uint64_t seed) {
-    const auto count = static_cast<std::int64_t>(target.size());
+    const std::int64_t width = problem_.grid.width, pitch = problem_.pitch();
+    const std::int64_t rows = static_cast<std::int64_t>(target.size()) / pitch;
     T* data = target.data();
 #pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < count; ++i) data[i] = static_cast<T>(input_value(seed, i));
+    for (std::int64_t row = 0; row < rows; ++row) {
+      for (std::int64_t x = 0; x < pitch; ++x) {
+        data[row * pitch + x] =
+            x < width ? static_cast<T>(input_value(seed, row * width + x)) : std::numeric_limits<T>::quiet_NaN();
+      }
+    }
   }
 
   variant variant_;
@@ -253,15 +287,18 @@ class stencil_family final : public bench::family {
     if (info.where == backend::cuda) {
       // The targets' sizes: 512^3 (1 GiB of float in and out, 20x the H100/H200 L2) and a ragged
       // grid near it that no tile divides; then a 2D grid of the same volume.
-      // Steps 08 and 09 take rows of whole 16 bytes only: their ragged grid is 508 wide.
+      // Steps 08 and 09 take rows 16 bytes apart only: their dense ragged grid is 508 wide, and the
+      // others' 510 runs pitched (pitch=lines, a suite default of theirs).
       const auto supports = find_variant(info.name).supports;
-      if (supports == aligned_star_3d || supports == aligned_wide_star_3d) return {{{512, 512, 512}}, {{508, 509, 511}}};
+      if (supports == aligned_star_3d || supports == aligned_wide_star_3d) {
+        return {{{512, 512, 512}}, {{508, 509, 511}}, {{510, 509, 511}}};
+      }
       return {{{512, 512, 512}}, {{510, 509, 511}}, {{16383, 8193}}};
     }
     // A square grid whose rows fit any L2, and a wide one (64K floats a row) whose 2r + 1 rows do not
     // fit a 2 MiB L2 for r = 4 (4 B × 65546 × 10 rows = 2.5 MiB): where columns should win.
     std::vector<bench::size_spec> sizes = {{{2049, 2047}}, {{65537, 257}}};
-    if (find_variant(info.name).supports == any_stencil) sizes.push_back({{255, 254, 253}});  // 3D-capable steps
+    if (find_variant(info.name).supports == any_dense_stencil) sizes.push_back({{255, 254, 253}});  // 3D-capable steps
     return sizes;
   }
   [[nodiscard]] std::string_view size_help() const override { return "WxH (2D) or WxHxD (3D)"; }
@@ -269,7 +306,8 @@ class stencil_family final : public bench::family {
     return "radius=1..4 (default suite 1,4 on the CPU, 1,2,4 on the GPU), shape=star|box, "
            "boundary=clamp|copy|constant|periodic, type=float|double (GPU suite both), column_width=model|N, "
            "tile=model|N|WxH, cache=L1|L2|L3|<bytes>[K|M|G], ways=auto|0|N, weights=default|w0:w1:... (one per tap, "
-           "z-major then y then x)";
+           "z-major then y then x), pitch=dense|lines|N (elements from a row to the next: back to back, padded to "
+           "128-byte lines, or N >= width; GPU steps only; 08 and 09's suite runs dense and lines)";
   }
   [[nodiscard]] std::vector<std::string> configurations(const variant_info& info,
                                                         const std::vector<bench::parameter_choice>& chosen) const override {
@@ -278,7 +316,7 @@ class stencil_family final : public bench::family {
     // when the user gave them.
     const bool schedule_step = find_variant(info.name).supports == any_2d_stencil;
     for (const axis& a : axes()) {
-      std::vector<std::string> values = default_values(a, info.where);
+      std::vector<std::string> values = default_values(a, info);
       bool given = false;
       for (const auto& choice : chosen) {
         if (choice.key == a.key) {
@@ -297,7 +335,14 @@ class stencil_family final : public bench::family {
       }
       std::vector<std::string> product;
       for (const std::string& config : configs) {
-        for (const std::string& value : values) product.push_back(config + (config.empty() ? "" : " ") + a.key + "=" + value);
+        for (const std::string& value : values) {
+          // Dense rows are the default layout and go unnamed, as rows have always been.
+          if (key == "pitch" && value == "dense") {
+            product.push_back(config);
+          } else {
+            product.push_back(config + (config.empty() ? "" : " ") + a.key + "=" + value);
+          }
+        }
       }
       configs = product;
     }
@@ -310,7 +355,11 @@ class stencil_family final : public bench::family {
   [[nodiscard]] std::string unsupported(const variant_info& info, const bench::problem_spec& spec) const override {
     if (spec.size.extents.size() != 2 && spec.size.extents.size() != 3) return "stencils take a size WxH or WxHxD";
     const variant& v = find_variant(info.name);
-    return std::string(v.supports(make_problem(v, spec)).why);
+    const problem p = make_problem(v, spec);
+    if (p.pitch() == p.grid.width && parse_config(spec.config).at("pitch") == "lines") {
+      return "pitch=lines is the dense layout at this width (its rows are whole lines): the row without pitch= runs it";
+    }
+    return std::string(v.supports(p).why);
   }
   [[nodiscard]] work_amount work(const variant_info& info, const bench::problem_spec& spec) const override {
     const variant& v = find_variant(info.name);
@@ -318,7 +367,7 @@ class stencil_family final : public bench::family {
   }
   [[nodiscard]] std::int64_t footprint_bytes(const variant_info& info, const bench::problem_spec& spec) const override {
     const problem p = make_problem(find_variant(info.name), spec);
-    return 2 * p.points() * p.element_bytes();
+    return 2 * p.stored_elements() * p.element_bytes();
   }
   [[nodiscard]] std::unique_ptr<bench::trial> make_trial(const variant_info& info, const bench::problem_spec& spec,
                                                          const bench::trial_options& options) const override {
@@ -347,6 +396,16 @@ problem make_problem(const variant& v, const bench::problem_spec& spec) {
            : edge == "copy"     ? boundary::copy
                                 : boundary::clamp;
   p.type = values.at("type") == "double" ? element_type::f64 : element_type::f32;
+  const std::string& pitch = values.at("pitch");
+  if (pitch == "lines") {
+    p.row_pitch = line_pitch(p.grid.width, p.element_bytes());
+  } else if (pitch != "dense") {
+    p.row_pitch = bench::parse_positive("pitch", pitch);
+    if (p.row_pitch < p.grid.width) {
+      throw usage_error("pitch=" + pitch + " is shorter than a row (" + std::to_string(p.grid.width) +
+                        " elements): pitch=dense, lines or a number of elements no smaller than the width");
+    }
+  }
   p.taps = default_taps(p.form, p.radius, p.dims);
   set_weights(p.taps, values.at("weights"));
   const cache_size cache = parse_cache_size(values.at("cache"));

@@ -23,7 +23,7 @@ const variant table[] = {
   {{"stencil/cpu/06_tiled_openmp",  cpu, "tiles split among OpenMP threads",                       "stencil",   tolerance, false, host_memory},          tiled, true, any_2d_stencil, cpu::tiled_openmp, stencil_work},
   {{"stencil/cpu/07_column_openmp", cpu, "threads share each column, rows dealt round-robin",      "stencil",   tolerance, false, host_memory},          column, true, any_2d_stencil, cpu::column_openmp, stencil_work},
   {{"stencil/cpu/08_zigzag_openmp", cpu, "threads share each zigzag column",                       "stencil",   tolerance, false, host_memory},          zigzag, true, any_2d_stencil, cpu::zigzag_openmp, stencil_work},
-  {{"stencil/cpu/09_openmp_3d",     cpu, "2D or 3D, (z, y) rows split among OpenMP threads",      "stencil", tolerance, false, host_memory},             row_major, true, any_stencil, cpu::openmp_3d, stencil_work},
+  {{"stencil/cpu/09_openmp_3d",     cpu, "2D or 3D, (z, y) rows split among OpenMP threads",      "stencil", tolerance, false, host_memory},             row_major, true, any_dense_stencil, cpu::openmp_3d, stencil_work},
 #if SWATH_WITH_CUDA
   {{"stencil/cuda/01_naive",          cuda, "one thread per point, taps from global memory",        "stencil", tolerance, false, device_memory}, row_major, false, any_stencil, cuda::naive, stencil_work},
   {{"stencil/cuda/02_smem_tiled",     cuda, "8^3 input tile in shared memory, 6^3 threads compute", "stencil", tolerance, false, device_memory}, row_major, false, seven_point_3d, cuda::smem_tiled, stencil_work},

@@ -1,7 +1,8 @@
 // Step 08: step 07's tile, each plane brought into shared memory by the copy engine (TMA), one warp
 // feeding eight that compute, with no block barrier. 3D star stencils, radius 1-4, float or double,
-// boundaries clamp, copy and constant; rows a whole number of 16-byte vectors (the copy engine's
-// row pitch must be a multiple of 16 bytes: width a multiple of 4 floats or 2 doubles).
+// boundaries clamp, copy and constant; rows a whole number of 16-byte vectors apart (the copy engine's
+// row pitch must be a multiple of 16 bytes: a width that is a multiple of 4 floats or 2 doubles, or
+// any width in a pitched grid, pitch=lines).
 //
 // Step 07 left per-plane fixed costs as the limit (docs/stencil.md): each thread issued its own
 // 16-byte cp.async per tile row piece (4 issue slots each: the compiler pads every LDGSTS with three

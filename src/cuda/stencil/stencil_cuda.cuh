@@ -28,11 +28,12 @@ struct frame {
 inline frame frame_of(const problem& p) {
   SWATH_EXPECTS(p.grid.width < (1LL << 31) && p.grid.height < (1LL << 31) && p.depth < (1LL << 31),
                 "each extent of a GPU stencil grid must be below 2^31");
+  // Rows p.pitch() elements apart (the width, or a pitched grid's padded rows), planes pitch × height.
   if (p.dims == 3) {
     return {static_cast<int>(p.grid.width), static_cast<int>(p.grid.height), static_cast<int>(p.depth),
-            p.grid.width, p.grid.count(), p.radius, p.radius, p.edge};
+            p.pitch(), p.pitch() * p.grid.height, p.radius, p.radius, p.edge};
   }
-  return {static_cast<int>(p.grid.width), 1, static_cast<int>(p.grid.height), p.grid.width, p.grid.width,
+  return {static_cast<int>(p.grid.width), 1, static_cast<int>(p.grid.height), p.pitch(), p.pitch(),
           p.radius, 0, p.edge};
 }
 
