@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "swath/core/buffer.hpp"
@@ -190,6 +191,9 @@ TEST_P(GpuStencilVariant, MatchesTheReferenceOnPitchedGrids) {
   for (const auto& size : sizes) {
     for (const char* radius : {"1", "2", "3", "4"}) {
       for (const char* form : {"star", "box"}) {
+        // Boxes at radius 2 only: the pitch is in the indexing, not the taps, and the 3D boxes' 343 and
+        // 729 taps make the reference slow.
+        if (std::string_view(form) == "box" && std::string_view(radius) != "2") continue;
         for (const char* edge : {"clamp", "copy", "constant", "periodic"}) {
           for (const char* type : {"float", "double"}) {
             const std::string config =

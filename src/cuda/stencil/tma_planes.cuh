@@ -124,7 +124,10 @@ struct row_parity {
   __device__ int half0_shifted(int z) const { return (first ^ (z & flips)) & 1; }
 };
 
-template <class T, int R, int Rows, int Planes, int Blocks, bool LinePad, bool SplitRows>
+// PartialVectors: rows whose width is not whole vectors (a pitched grid's 510 floats), whose last vector
+// is partly past the face: its window is fixed element by element and its store masked. A kernel of its
+// own, because the fix in every kernel cost registers (09 in double at radius 4 spilled).
+template <class T, int R, int Rows, int Planes, int Blocks, bool LinePad, bool SplitRows, bool PartialVectors>
 __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, SplitRows>::threads, Blocks)
     planes_kernel(const __grid_constant__ CUtensorMap map, const __grid_constant__ CUtensorMap odd_rows_map,
                   row_parity parity, T* __restrict__ out, frame f, T edge_value, int z_chunk,
@@ -211,6 +214,7 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, Sp
   const bool warp_at_y_face = y < R || y + Rows - 1 + R >= f.ny;
   const bool thread_copies = f.edge == boundary::copy && (x < R || x + V > f.nx - R || y < R || y + Rows - 1 >= f.ny - R);
   const bool x_inside = x < f.nx;
+  const bool x_whole = !PartialVectors || x + V <= f.nx;  // false for the last vector of a ragged row
 
   // Planes 0 ... 2R - 1 before the first step; then each step waits for its P newest planes.
   for (int i = 0; i < 2 * R; ++i) wait_phase(full + 8 * i, 0);
@@ -288,7 +292,7 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, Sp
       }
       if (x_face && f.edge != boundary::copy) {  // lanes whose window passes an x face
         // The window's sides, in pieces of G elements, are each wholly inside or wholly outside the
-        // grid: x is a multiple of V and so is nx (whole 16-byte rows), and a side is either shorter
+        // grid when x is a multiple of V and so is nx (dense 16-byte rows), and a side is either shorter
         // than a vector (one piece, outside only for the first or last vector of a row) or whole
         // vectors. So each piece outside is filled in one go, outward from the lane's own vector:
         // clamp repeats the element next to it (in(0) or in(nx - 1), or a piece already filled),
@@ -317,6 +321,28 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, Sp
                 const T fill = clamp ? w[k - 1] : edge_value;
 #pragma unroll
                 for (int i = 0; i < G; ++i) w[k + i] = fill;
+              }
+            }
+          }
+        }
+        if constexpr (PartialVectors) {
+          // A pitched grid's rows need not be whole vectors: the face then falls inside a piece, whose
+          // elements past it hold the copy engine's zeros. Each element past nx - 1 takes in(nx - 1)
+          // (clamp, found by a select over the window: a run-time index would put the window in local
+          // memory) or the constant. The lanes whose window passes the right face only, on such grids only.
+#pragma unroll
+          for (int p = 0; p < P; ++p) {
+#pragma unroll
+            for (int j = 0; j < Rows; ++j) {
+              T* w = window[p][j];
+              T last = w[LW];
+#pragma unroll
+              for (int k = 0; k < LW + V + LW; ++k) {
+                if (x - LW + k == f.nx - 1) last = w[k];
+              }
+#pragma unroll
+              for (int k = 0; k < LW + V + LW; ++k) {
+                if (x - LW + k >= f.nx) w[k] = clamp ? last : edge_value;
               }
             }
           }
@@ -420,7 +446,15 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, Sp
 #pragma unroll
           for (int j = 0; j < Rows; ++j) {
             if (y + j < f.ny) {
-              *reinterpret_cast<typename vector16<T>::type*>(target + p * f.sz + j * f.sy) = vector16<T>::pack(sum[p][j]);
+              T* row = target + p * f.sz + j * f.sy;
+              if (x_whole) {
+                *reinterpret_cast<typename vector16<T>::type*>(row) = vector16<T>::pack(sum[p][j]);
+              } else {  // a ragged row's last, partial vector: the pad past it is not ours to write
+#pragma unroll
+                for (int i = 0; i < V; ++i) {
+                  if (x + i < f.nx) row[i] = sum[p][j][i];
+                }
+              }
             }
           }
         }
@@ -471,10 +505,10 @@ CUtensorMap plane_tiles(const T* in, const frame& f, int first_row = 0, int row_
 }
 
 // One launch over the grid, its rows split by parity or not.
-template <class T, int R, int Rows, int Planes, int Blocks, bool LinePad, bool SplitRows>
+template <class T, int R, int Rows, int Planes, int Blocks, bool LinePad, bool SplitRows, bool PartialVectors = false>
 void launch_planes(const frame& f, const problem& p, const operands& x, const launch_context& launch, int planes_per_chunk) {
   using C = config<T, R, Rows, Planes, Blocks, LinePad, SplitRows>;
-  const auto kernel = planes_kernel<T, R, Rows, Planes, Blocks, LinePad, SplitRows>;
+  const auto kernel = planes_kernel<T, R, Rows, Planes, Blocks, LinePad, SplitRows, PartialVectors>;
   static const int blocks_per_sm = prepare_kernel(kernel, C::threads, C::shared_bytes);
   const marching_launch plan = plan_marching(f, C::width, C::by, blocks_per_sm, launch, planes_per_chunk);
   const T* in = static_cast<const T*>(x.in);
@@ -498,12 +532,18 @@ void launch_planes(const frame& f, const problem& p, const operands& x, const la
 // of 16 bytes (half of them start mid-sector) are split by parity where a warp's rows are an even
 // count, up to radius 3. Measured on an H200 at 508 x 509 x 511 in float: radius 1 0.297 -> 0.283 ms,
 // radius 2 0.314 -> 0.300, radius 3 (step 09) 0.312 -> 0.303; at radius 4 (09) 0.324 ms split against
-// 0.321 not, while the split kernel held 161 registers against 142 (and spilled in double).
+// 0.321 not, while the split kernel held 161 registers against 142 (and spilled in double). A width
+// that is not whole vectors (pitched grids only) takes the PartialVectors kernel, never split: a line
+// pitch starts every row on a line anyway.
 template <class T, int R, int Rows, int Planes, int Blocks, bool LinePad = true>
 void run(const problem& p, const operands& x, const launch_context& launch, int planes_per_chunk) {
   const frame f = frame_of(p);
   SWATH_EXPECTS(reinterpret_cast<std::uintptr_t>(x.in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(x.out) % 16 == 0,
                 "tma_planes: the grids must start 16-byte aligned");
+  SWATH_EXPECTS(f.sy * static_cast<std::int64_t>(sizeof(T)) % 16 == 0, "tma_planes: rows must start 16 bytes apart");
+  if (f.nx % (16 / static_cast<int>(sizeof(T))) != 0) {
+    return launch_planes<T, R, Rows, Planes, Blocks, LinePad, false, true>(f, p, x, launch, planes_per_chunk);
+  }
   if constexpr (Rows % 2 == 0 && R <= 3) {
     const bool rows_off_sectors = f.sy * static_cast<std::int64_t>(sizeof(T)) % 32 == 16 && f.ny >= 2;
     if (rows_off_sectors) {
