@@ -65,9 +65,10 @@ def plot_roofline(data, path):
 
 
 def short_config(row):
-    """The parameters that tell a family's rows apart at one size (stencils: radius and type)."""
+    """The parameters that tell a family's rows apart at one size (stencils: radius, type and a pitch)."""
     values = dict(item.split("=", 1) for item in row.get("config", "").split() if "=" in item)
-    shown = [f"r{values['radius']}" if "radius" in values else "", values.get("type", ""), values.get("input", "")]
+    shown = [f"r{values['radius']}" if "radius" in values else "", values.get("type", ""), values.get("input", ""),
+             f"pitch={values['pitch']}" if "pitch" in values else ""]
     text = " ".join(v for v in shown if v)
     return f" {text}" if text else ""
 
