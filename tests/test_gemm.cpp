@@ -247,6 +247,32 @@ TEST(GpuGemmWaveFittedTiles, EveryPairOfCopyModesMatchesTheReference) {
                {{{257, 129, 131}}, "narrow=auto op=tt"}});
 }
 
+// Step 14's copy engine reads each operand as rows along its wide dimension, 16-byte multiples apart:
+// as stored (op(A) transposed, op(B) as is, aligned rows) or rewritten so first. Every op, packed and
+// padded rows (lda or ldb 7 longer: rewritten), boxes that hang over every edge (M, N and K that no
+// tile divides, K = 1 and 3: one partial slice), K deep enough that the 6 stages wrap many times
+// (1000: 125 slices), a tile grid of several rows and columns, a Zigzag block order, and tma=off and
+// auto, which run step 13 at these sizes.
+TEST(GpuGemmCopyEngine, EveryStorageOrderAndRaggedEdgeMatchesTheReference) {
+  SWATH_SKIP_WITHOUT_GPU();
+  // The comments say which operands are rewritten before the product.
+  check_cases(find_variant("gemm/cuda/14_copy_engine"),
+              {{{{1, 1, 1}}, "tma=on"},                                    // both (ldb 1)
+               {{{7, 1, 5}}, "tma=on op=tn"},                              // both (lda 7, ldb 1)
+               {{{512, 256, 64}}, "tma=on op=tn alpha=0.5"},               // neither: whole tiles
+               {{{600, 300, 45}}, "tma=on op=tn beta=1"},                  // neither
+               {{{600, 301, 45}}, "tma=on op=tn"},                         // B (ldb 301)
+               {{{301, 600, 64}}, "tma=on op=tn beta=0.5"},                // A (lda 301)
+               {{{520, 260, 3}}, "tma=on op=nt beta=1"},                   // both
+               {{{520, 260, 45}}, "tma=on op=tt ld=padded"},               // both
+               {{{257, 129, 131}}, "tma=on ld=padded alpha=2 beta=0.25"},  // A (ldb 136 is whole 16 bytes)
+               {{{61, 3, 1000}}, "tma=on"},                                // both (ldb 3); 125 slices
+               {{{1000, 1000, 1003}}, "tma=on"},                           // A; 4 x 8 tiles, 126 slices
+               {{{600, 300, 45}}, "tma=on order=zigzag column_width=256 op=nt"},
+               {{{600, 300, 45}}, "tma=off"},
+               {{{257, 129, 131}}, "tma=auto op=tt"}});
+}
+
 void skips_last_column(const problem& p, const operands& x, const launch_context& launch) {
   problem narrower = p;
   narrower.n = p.n - 1;
@@ -339,7 +365,11 @@ TEST(GemmProblem, ModelWidthsAndWork) {
     EXPECT_EQ(policy.block_k % 4, 0) << policy_name(policy);
     EXPECT_LE(policy.threads(), 1024) << policy_name(policy);
   }
-  for (const char* bad : {"op=nx", "op=n", "alpha=x", "beta=inf", "beta=1e40", "ld=wide", "order=diagonal", "policy=100x100x8"}) {
+  EXPECT_EQ(general.copy_engine, problem::path_choice::automatic);
+  EXPECT_EQ(make_problem(v, {{{10, 20, 30}}, "tma=on"}).copy_engine, problem::path_choice::always);
+  EXPECT_EQ(make_problem(v, {{{10, 20, 30}}, "tma=off"}).copy_engine, problem::path_choice::never);
+  for (const char* bad : {"op=nx", "op=n", "alpha=x", "beta=inf", "beta=1e40", "ld=wide", "order=diagonal",
+                          "policy=100x100x8", "tma=yes", "narrow=1"}) {
     EXPECT_THROW(make_problem(v, {{{10, 20, 30}}, bad}), usage_error) << bad;
   }
   EXPECT_NE(family().unsupported(v.info, {{{10, 10}}, ""}), "");

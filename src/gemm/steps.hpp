@@ -23,5 +23,6 @@ void async_pipeline(const problem&, const operands&, const launch_context&);   /
 void stream_k(const problem&, const operands&, const launch_context&);         // 11_stream_k.cu
 void narrow_strip(const problem&, const operands&, const launch_context&);     // 12_narrow_strip.cu
 void wave_fitted_tiles(const problem&, const operands&, const launch_context&); // 13_wave_fitted_tiles.cu
+void copy_engine(const problem&, const operands&, const launch_context&);      // 14_copy_engine.cu
 void cublas_sgemm(const problem&, const operands&, const launch_context&);     // vendor_cublas.cpp
 }  // namespace swath::gemm::cuda

@@ -25,8 +25,6 @@
 // the points within r of a face take their input value. `periodic` would need the wrapped rows and
 // columns, which are not in the box: step 07 runs it.
 
-#include <cudaTypedefs.h>
-
 #include <cstdint>
 #include <string>
 
@@ -473,20 +471,7 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, Sp
   }
 }
 
-using encode_tiled = PFN_cuTensorMapEncodeTiled_v12000;
-
-// The driver's tensor-map encoder, found once through the runtime (no link against libcuda).
-inline encode_tiled tensor_map_encoder() {
-  static const encode_tiled encode = [] {
-    void* function = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    SWATH_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000, cudaEnableDefault, &found));
-    SWATH_EXPECTS(found == cudaDriverEntryPointSuccess && function != nullptr,
-                  "tma_planes: the driver has no cuTensorMapEncodeTiled (CUDA 12.0 or newer is needed)");
-    return reinterpret_cast<encode_tiled>(function);
-  }();
-  return encode;
-}
+using swath::cuda::tensor_map_encoder;
 
 // The input as a 3D tensor (x, y, z) whose box is one plane of a block's tile with its halo; split
 // (row_step 2), its rows of one parity (from first_row), whose box is half the tile's rows.

@@ -1,0 +1,278 @@
+// CUDA step 14: the copy engine (TMA) fills the stages; no block barrier, no copy instructions.
+//
+// Step 10 and cuBLAS's kernel (same tile, same micro-tile, three cp.async stages) execute the same
+// number of instructions at 4096³, 2.42e9 warp instructions, of which the FMAs are 2.147e9 (88.7%)
+// and the fragment reads (6 LDS.128 for 128 FMAs) 0.10e9 (4.2%). The other 7% is the pipeline: a
+// thread's copies of a slice (8 transposing LDGSTS of A and one of B, each padded by ptxas to 4 issue
+// slots, and their addresses), the commit and wait, and one block barrier a slice, whose stalls are
+// 0.12 per issued instruction (docs/gemm.md, step 10). Here:
+//  - the copy engine brings each operand's slice into a stage as one 2D box, asked for by one thread
+//    (thread 0), completing the stage's "full" mbarrier with the byte count. Boxes that hang over the
+//    matrix's edge arrive with zeros, so ragged M, N and K cost nothing in the loop and no slice is
+//    partial;
+//  - every thread arrives on the stage's "empty" mbarrier once it has read its last fragments there,
+//    and thread 0 refills a stage once all 256 have. Whether the next stage has landed, and (thread
+//    0) whether a stage is free, are asked without waiting at the slice's second depth, so the checks'
+//    latency hides behind the FMAs; a thread blocks only when the answer was no;
+//  - a box lands as it is stored: rows along the wide dimension (M for op(A), N for op(B)). An operand
+//    stored the other way (A as stored, B transposed), or with rows that are not a whole number of 16
+//    bytes apart (the copy engine's stride rule), is first rewritten that way by a transposing copy
+//    kernel into a workspace, and that pass is part of the timed run. It moves the operand twice
+//    through DRAM: for op(A) at 4096³, 2 · 64 MiB at ~3 TB/s, ~45 µs, 1.6% of the 2.8 ms product;
+//  - the tile, the lanes' 8 × 16 micro-tile, the FMA order, the cross-slice fragment reads and the
+//    epilogue are step 10's. Slices are 32 deep, three stages of 48 KiB, the loop unrolled over a
+//    whole slice.
+//
+// Prediction (before the first run, for 8-deep slices in 6 stages): the loop loses its ~0.17e9 copy
+// and pipeline instructions (to ~2.27e9, FMAs 94.6%), and its barrier stalls. At step 10's issue rate
+// that alone is ≈ 6% faster in the loop: ≈ 1.0x cuBLAS at 4096³ op=nn after the 1.6% pass (1.02x with
+// op=tn, which needs none), ≈ 1.01x at 8192³ (the pass 0.8%).
+// Outcome (H100, docs/gemm.md has every version): that first version was 1-3% *slower* than step 10.
+// It saved only 2.4% of the instructions (2.338e9 against 2.395e9 at 4096³ op=tn), and the blocking
+// wait on the next stage, right before its first reads, cost more than the barrier had (long
+// scoreboard 0.18 per issued instruction against the barrier's 0.09). Asking early and 32-deep
+// slices (half the checks a slice of 16, a quarter of 8's) gave 2.287e9 instructions and the 8192³
+// product 4.4% faster than step 10: 0.995x cuBLAS (op=nn), 0.97x (op=tn); 4096³ 0.95x and 0.97x.
+// An 8-deep loop body over the 32-deep slice, to stop its instruction-cache misses (0.20 stalls per
+// issued instruction), ran 3% slower.
+//
+// tma=auto runs this kernel where its 256 × 128 tiles fill at least 90% of the SMs' waves (step 13's
+// rule for the same tiles), and step 13 everywhere else; tma=on runs it at any size (the tests use it),
+// tma=off never.
+#include <algorithm>
+#include <mutex>
+#include <string>
+
+#include "../core/bulk_copy.cuh"
+#include "async_pipeline.cuh"
+#include "swath/core/buffer.hpp"
+
+namespace swath::gemm::cuda {
+namespace {
+
+using swath::cuda::arrive;
+using swath::cuda::arrive_expecting;
+using swath::cuda::fence_barrier_init;
+using swath::cuda::init_barrier;
+using swath::cuda::phase_complete;
+using swath::cuda::tensor_load_2d;
+using swath::cuda::tensor_map_encoder;
+using swath::cuda::wait_phase;
+
+// Step 10's block: 256 × 128 tiles, 8 warps of 64 × 64, 8 × 16 results a lane.
+constexpr int tile_m = 256, tile_n = 128, threads = 256;
+
+
+template <int BlockK, int Stages>
+struct engine_shape {
+  // Panels depth-major and dense, as the boxes land: a lane's reads are 8 (A) and 4 (B) distinct
+  // 16-byte pieces side by side, so no padding is needed against bank conflicts.
+  static constexpr int a_floats = BlockK * tile_m, b_floats = BlockK * tile_n;
+  static constexpr int stage_floats = a_floats + b_floats;
+
+  static constexpr unsigned stage_bytes = stage_floats * 4;
+  static constexpr unsigned barriers_at = Stages * stage_bytes;  // full[Stages], then empty[Stages]
+  static constexpr int shared_bytes = static_cast<int>(barriers_at) + 2 * Stages * 8;
+  static_assert(stage_bytes % 1024 == 0, "every panel starts 128-byte aligned, as the copy engine needs");
+  static_assert(BlockK <= 256, "a box is at most 256 elements along either dimension");
+};
+
+template <int BlockK, int Stages>
+__global__ void __launch_bounds__(threads, 1)
+    copy_engine_kernel(problem p, const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+                       float* c, bool c_vector_ok) {
+  using s = engine_shape<BlockK, Stages>;
+  extern __shared__ __align__(1024) float stages[];
+  const unsigned stages_address = shared_address(stages);
+  const unsigned full = stages_address + s::barriers_at, empty = full + Stages * 8;
+  const schedule::tile_coordinate tile = tile_for_block(p, blockIdx.x, tile_m, tile_n);
+  const int i0 = static_cast<int>(tile.y) * tile_m, j0 = static_cast<int>(tile.x) * tile_n;
+  const int t = static_cast<int>(threadIdx.x), warp = t / 32, lane = t % 32;
+  const int row0 = warp / 2 * 64 + lane / 4 * 4, column0 = warp % 2 * 64 + lane % 4 * 4;
+  const int slices = static_cast<int>((p.k + BlockK - 1) / BlockK);
+
+  // Slice `slice` of both operands into stage `stage` (thread 0 only).
+  const auto fill = [&](int stage, int slice) {
+    const unsigned a_panel = stages_address + static_cast<unsigned>(stage) * s::stage_bytes;
+    arrive_expecting(full + 8 * stage, s::stage_bytes);
+    tensor_load_2d(a_panel, &a_map, i0, slice * BlockK, full + 8 * stage);
+    tensor_load_2d(a_panel + s::a_floats * 4, &b_map, j0, slice * BlockK, full + 8 * stage);
+  };
+  if (t == 0) {
+    for (int stage = 0; stage < Stages; ++stage) {
+      init_barrier(full + 8 * stage, 1);
+      init_barrier(empty + 8 * stage, threads);
+    }
+    fence_barrier_init();
+  }
+  __syncthreads();  // the only block barrier: the mbarriers exist before anyone waits on them
+  if (t == 0) {
+    for (int slice = 0; slice < Stages && slice < slices; ++slice) fill(slice, slice);
+  }
+  // Thread 0's refills: the next slice to ask for, its stage, and the parity of the "empty" phase that
+  // frees that stage (its previous slice, fill_slice - Stages, read by everyone).
+  int fill_slice = Stages, fill_stage = 0;
+  unsigned fill_parity = 0;
+  // One refill if its stage is free; `read` = the slices this thread has finished reading.
+  const auto refill = [&](int read, bool blocking) {
+    if (fill_slice >= slices || fill_slice - Stages >= read) return;
+    if (blocking) {
+      wait_phase(empty + 8 * fill_stage, fill_parity);
+    } else if (!phase_complete(empty + 8 * fill_stage, fill_parity)) {
+      return;
+    }
+    fill(fill_stage, fill_slice);
+    ++fill_slice;
+    if (++fill_stage == Stages) fill_stage = 0, fill_parity ^= 1;
+  };
+
+  float sum[8][16] = {};
+  float a_values[2][8], b_values[2][16];
+  const auto read_fragments = [&](const float* stage, int kk, float(&a_out)[8], float(&b_out)[16]) {
+    read_eight(stage + kk * tile_m + row0, 32, a_out);
+    SWATH_UNROLL
+    for (int j = 0; j < 4; ++j) {
+      const float4 four = *reinterpret_cast<const float4*>(stage + s::a_floats + kk * tile_n + column0 + 16 * j);
+      b_out[4 * j] = four.x, b_out[4 * j + 1] = four.y, b_out[4 * j + 2] = four.z, b_out[4 * j + 3] = four.w;
+    }
+  };
+  // The stage being read and its "full" phase's parity.
+  int stage = 0;
+  unsigned parity = 0;
+  const float* reading = stages;
+  wait_phase(full, 0);
+  read_fragments(reading, 0, a_values[0], b_values[0]);
+  for (int slice = 0; slice < slices; ++slice) {
+    bool next_landed = false;
+    SWATH_UNROLL
+    for (int kk = 0; kk < BlockK; ++kk) {
+      // Asked a slice early, the checks' latency hides behind the FMAs: whether the next stage has
+      // landed, and (thread 0) whether a stage is free to refill, twice a slice, without waiting.
+      if (kk == 1) {
+        const int next = stage + 1 == Stages ? 0 : stage + 1;
+        next_landed = slice + 1 < slices && phase_complete(full + 8 * next, next == 0 ? parity ^ 1 : parity);
+      }
+      if (t == 0 && (kk == 1 || kk == BlockK / 2 + 1)) refill(slice, false);
+      if (kk == BlockK - 1) {
+        // This thread's reads of the stage were issued at kk - 1; the release of the arrival orders
+        // them before the copy engine's refill.
+        arrive(empty + 8 * stage);
+        if (++stage == Stages) stage = 0, parity ^= 1;
+        if (slice + 1 < slices) {
+          // Slice + 1 must have been asked for before thread 0 waits for it.
+          if (t == 0) {
+            while (fill_slice <= slice + 1) refill(slice + 1, true);
+          }
+          if (!next_landed) wait_phase(full + 8 * stage, parity);
+        }
+        reading = stages + stage * s::stage_floats;
+      }
+      // On the last slice this reads a stage nobody refills any more: harmless, and no branch.
+      read_fragments(reading, (kk + 1) % BlockK, a_values[(kk + 1) % 2], b_values[(kk + 1) % 2]);
+      SWATH_UNROLL
+      for (int q = 0; q < 16; ++q) {
+        SWATH_UNROLL
+        for (int r = 0; r < 8; ++r) sum[r][q] += a_values[kk % 2][r] * b_values[kk % 2][q];
+      }
+    }
+  }
+  store_tile(p, c, c_vector_ok, i0, j0, row0, column0, sum);
+}
+
+// One operand as deep-major rows: row d holds op(X)[d][0..wide) (op(A) transposed, op(B) as is).
+__global__ void deep_major_copy_kernel(operand_view v, float* to, std::int64_t to_ld) {
+  __shared__ float tile[32][33];  // 33: the transposed reads fall in 32 distinct banks
+  const std::int64_t d0 = static_cast<std::int64_t>(blockIdx.y) * 32, w0 = static_cast<std::int64_t>(blockIdx.x) * 32;
+  const int x = static_cast<int>(threadIdx.x), y = static_cast<int>(threadIdx.y);
+  if (v.contiguous_in_depth) {
+    // Read along the stored rows (depth), write along the wide dimension.
+    for (int r = y; r < 32; r += 8) {
+      const std::int64_t w = w0 + r, d = d0 + x;
+      if (w < v.wide && d < v.deep) tile[r][x] = v.data[w * v.ld + d];
+    }
+    __syncthreads();
+    for (int r = y; r < 32; r += 8) {
+      const std::int64_t d = d0 + r, w = w0 + x;
+      if (w < v.wide && d < v.deep) to[d * to_ld + w] = tile[x][r];
+    }
+  } else {
+    for (int r = y; r < 32; r += 8) {
+      const std::int64_t d = d0 + r, w = w0 + x;
+      if (w < v.wide && d < v.deep) to[d * to_ld + w] = v.data[d * v.ld + w];
+    }
+  }
+}
+
+// The rewritten operands, in device memory kept from call to call and grown when a larger one comes.
+float* workspace_for(int which, std::int64_t floats) {
+  static std::mutex guard;
+  static buffer<float> held[2];
+  const std::lock_guard lock(guard);
+  if (static_cast<std::int64_t>(held[which].size()) < floats) {
+    held[which] = buffer<float>(memory_kind::device, static_cast<std::size_t>(floats));
+  }
+  return held[which].data();
+}
+
+// The operand as the copy engine reads it: as stored where its rows run along the wide dimension and
+// lie a whole number of 16 bytes apart, else rewritten that way (rows padded to whole 128-byte lines).
+struct deep_major {
+  const float* data;
+  std::int64_t ld;
+};
+
+deep_major deep_major_of(const operand_view& v, int which, cudaStream_t stream) {
+  if (!v.contiguous_in_depth && v.vector_ok) return {v.data, v.ld};
+  const std::int64_t ld = (v.wide + 31) / 32 * 32;
+  float* to = workspace_for(which, v.deep * ld);
+  SWATH_EXPECTS((v.deep + 31) / 32 <= 65535, "gemm: K is too deep for step 14's copy grid");
+  const dim3 grid(static_cast<unsigned>((v.wide + 31) / 32), static_cast<unsigned>((v.deep + 31) / 32));
+  deep_major_copy_kernel<<<grid, dim3(32, 8), 0, stream>>>(v, to, ld);
+  SWATH_CHECK_LAST();
+  return {to, ld};
+}
+
+// op(X)'s K × wide rows as a 2D tensor (wide along x), whose box is one stage's slice: Wide × BlockK.
+CUtensorMap slices_of(const deep_major& x, std::int64_t wide, std::int64_t deep, int box_wide, int box_deep) {
+  CUtensorMap map{};
+  const cuuint64_t extents[2] = {static_cast<cuuint64_t>(wide), static_cast<cuuint64_t>(deep)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(x.ld) * 4};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_wide), static_cast<cuuint32_t>(box_deep)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult result = tensor_map_encoder()(
+      &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(x.data), extents, strides, box, element_strides,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  SWATH_EXPECTS(result == CUDA_SUCCESS, "gemm step 14: cuTensorMapEncodeTiled failed with CUresult " + std::to_string(result));
+  return map;
+}
+
+template <int BlockK, int Stages>
+void launch(const problem& p, const operands& x, cudaStream_t stream) {
+  using s = engine_shape<BlockK, Stages>;
+  SWATH_EXPECTS(p.m <= 0x7fffffff && p.n <= 0x7fffffff && p.k <= 0x7fffffff - BlockK,
+                "gemm step 14: the copy engine's coordinates are 32-bit");
+  const operand_view a = view_of_a(p, x.a), b = view_of_b(p, x.b);
+  const CUtensorMap a_map = slices_of(deep_major_of(a, 0, stream), p.m, p.k, tile_m, BlockK);
+  const CUtensorMap b_map = slices_of(deep_major_of(b, 1, stream), p.n, p.k, tile_n, BlockK);
+  constexpr auto kernel = copy_engine_kernel<BlockK, Stages>;
+  static const int blocks_per_sm = prepare_kernel(kernel, threads, s::shared_bytes);
+  (void)blocks_per_sm;
+  kernel<<<blocks_for_tiles(p, tile_m, tile_n), threads, s::shared_bytes, stream>>>(p, a_map, b_map, x.c,
+                                                                                     aligned16(x.c, p.ldc));
+  SWATH_CHECK_LAST();
+}
+
+}  // namespace
+
+void copy_engine(const problem& p, const operands& x, const launch_context& launch_on) {
+  const std::int64_t sms = std::max(launch_on.sm_count, 1);
+  const bool fills = wave_fill(tile_grid(p, tile_m, tile_n).count(), sms) >= full_enough;
+  if (p.copy_engine == problem::path_choice::always || (p.copy_engine == problem::path_choice::automatic && fills)) {
+    launch<32, 3>(p, x, stream_of(launch_on));
+  } else {
+    wave_fitted_tiles(p, x, launch_on);
+  }
+}
+
+}  // namespace swath::gemm::cuda
