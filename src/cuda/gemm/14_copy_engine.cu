@@ -27,14 +27,14 @@
 // and pipeline instructions (to ~2.27e9, FMAs 94.6%), and its barrier stalls. At step 10's issue rate
 // that alone is ≈ 6% faster in the loop: ≈ 1.0x cuBLAS at 4096³ op=nn after the 1.6% pass (1.02x with
 // op=tn, which needs none), ≈ 1.01x at 8192³ (the pass 0.8%).
-// Outcome (H100, docs/gemm.md has every version): that first version was 1-3% *slower* than step 10.
+// Outcome (H100, docs/gemm.md has every version): that first version was 1-4% *slower* than step 10.
 // It saved only 2.4% of the instructions (2.338e9 against 2.395e9 at 4096³ op=tn), and the blocking
 // wait on the next stage, right before its first reads, cost more than the barrier had (long
 // scoreboard 0.18 per issued instruction against the barrier's 0.09). Asking early and 32-deep
 // slices (half the checks a slice of 16, a quarter of 8's) gave 2.287e9 instructions and the 8192³
-// product 4.4% faster than step 10: 0.995x cuBLAS (op=nn), 0.97x (op=tn); 4096³ 0.95x and 0.97x.
+// product in 4.4% less time than step 10: 0.995x cuBLAS (op=nn), 0.97x (op=tn); 4096³ 0.95x and 0.97x.
 // An 8-deep loop body over the 32-deep slice, to stop its instruction-cache misses (0.20 stalls per
-// issued instruction), ran 3% slower.
+// issued instruction), ran 1-3.5% slower. On the H200, 8192³ runs at 1.005x cuBLAS.
 //
 // tma=auto runs this kernel where its 256 × 128 tiles fill at least 90% of the SMs' waves (step 13's
 // rule for the same tiles), and step 13 everywhere else; tma=on runs it at any size (the tests use it),
