@@ -250,9 +250,9 @@ TEST(GpuGemmWaveFittedTiles, EveryPairOfCopyModesMatchesTheReference) {
 // Step 14's copy engine reads each operand as rows along its wide dimension, 16-byte multiples apart:
 // as stored (op(A) transposed, op(B) as is, aligned rows) or rewritten so first. Every op, packed and
 // padded rows (lda or ldb 7 longer: rewritten), boxes that hang over every edge (M, N and K that no
-// tile divides, K = 1 and 3: one partial slice), K deep enough that the 6 stages wrap many times
-// (1000: 125 slices), a tile grid of several rows and columns, a Zigzag block order, and tma=off and
-// auto, which run step 13 at these sizes.
+// tile divides, K = 1 and 3: one partial slice), K deep enough that the 3 stages wrap many times
+// (1000: 32 slices), a tile grid of several rows and columns, a Zigzag block order, a K deeper than
+// the rewrite's grid (65535 blocks of 32), and tma=off and auto, which run step 13 at these sizes.
 TEST(GpuGemmCopyEngine, EveryStorageOrderAndRaggedEdgeMatchesTheReference) {
   SWATH_SKIP_WITHOUT_GPU();
   // The comments say which operands are rewritten before the product.
@@ -266,9 +266,10 @@ TEST(GpuGemmCopyEngine, EveryStorageOrderAndRaggedEdgeMatchesTheReference) {
                {{{520, 260, 3}}, "tma=on op=nt beta=1"},                   // both
                {{{520, 260, 45}}, "tma=on op=tt ld=padded"},               // both
                {{{257, 129, 131}}, "tma=on ld=padded alpha=2 beta=0.25"},  // A (ldb 136 is whole 16 bytes)
-               {{{61, 3, 1000}}, "tma=on"},                                // both (ldb 3); 125 slices
-               {{{1000, 1000, 1003}}, "tma=on"},                           // A; 4 x 8 tiles, 126 slices
+               {{{61, 3, 1000}}, "tma=on"},                                // both (ldb 3); 32 slices
+               {{{1000, 1000, 1003}}, "tma=on"},                           // A; 4 x 8 tiles, 32 slices
                {{{600, 300, 45}}, "tma=on order=zigzag column_width=256 op=nt"},
+               {{{3, 2, 2100000}}, "tma=on"},                              // both; K past 65535 blocks of 32
                {{{600, 300, 45}}, "tma=off"},
                {{{257, 129, 131}}, "tma=auto op=tt"}});
 }

@@ -180,25 +180,29 @@ __global__ void __launch_bounds__(threads, 1)
 }
 
 // One operand as deep-major rows: row d holds op(X)[d][0..wide) (op(A) transposed, op(B) as is).
+// Blocks of 32 × 32, stepping down K by the grid's height (65535 at most: K may be deeper).
 __global__ void deep_major_copy_kernel(operand_view v, float* to, std::int64_t to_ld) {
   __shared__ float tile[32][33];  // 33: the transposed reads fall in 32 distinct banks
-  const std::int64_t d0 = static_cast<std::int64_t>(blockIdx.y) * 32, w0 = static_cast<std::int64_t>(blockIdx.x) * 32;
+  const std::int64_t w0 = static_cast<std::int64_t>(blockIdx.x) * 32;
   const int x = static_cast<int>(threadIdx.x), y = static_cast<int>(threadIdx.y);
-  if (v.contiguous_in_depth) {
-    // Read along the stored rows (depth), write along the wide dimension.
-    for (int r = y; r < 32; r += 8) {
-      const std::int64_t w = w0 + r, d = d0 + x;
-      if (w < v.wide && d < v.deep) tile[r][x] = v.data[w * v.ld + d];
-    }
-    __syncthreads();
-    for (int r = y; r < 32; r += 8) {
-      const std::int64_t d = d0 + r, w = w0 + x;
-      if (w < v.wide && d < v.deep) to[d * to_ld + w] = tile[x][r];
-    }
-  } else {
-    for (int r = y; r < 32; r += 8) {
-      const std::int64_t d = d0 + r, w = w0 + x;
-      if (w < v.wide && d < v.deep) to[d * to_ld + w] = v.data[d * v.ld + w];
+  for (std::int64_t d0 = static_cast<std::int64_t>(blockIdx.y) * 32; d0 < v.deep; d0 += static_cast<std::int64_t>(gridDim.y) * 32) {
+    if (v.contiguous_in_depth) {
+      // Read along the stored rows (depth), write along the wide dimension.
+      for (int r = y; r < 32; r += 8) {
+        const std::int64_t w = w0 + r, d = d0 + x;
+        if (w < v.wide && d < v.deep) tile[r][x] = v.data[w * v.ld + d];
+      }
+      __syncthreads();
+      for (int r = y; r < 32; r += 8) {
+        const std::int64_t d = d0 + r, w = w0 + x;
+        if (w < v.wide && d < v.deep) to[d * to_ld + w] = tile[x][r];
+      }
+      __syncthreads();  // the tile is read before the next block of K overwrites it
+    } else {
+      for (int r = y; r < 32; r += 8) {
+        const std::int64_t d = d0 + r, w = w0 + x;
+        if (w < v.wide && d < v.deep) to[d * to_ld + w] = v.data[d * v.ld + w];
+      }
     }
   }
 }
@@ -225,8 +229,8 @@ deep_major deep_major_of(const operand_view& v, int which, cudaStream_t stream) 
   if (!v.contiguous_in_depth && v.vector_ok) return {v.data, v.ld};
   const std::int64_t ld = (v.wide + 31) / 32 * 32;
   float* to = workspace_for(which, v.deep * ld);
-  SWATH_EXPECTS((v.deep + 31) / 32 <= 65535, "gemm: K is too deep for step 14's copy grid");
-  const dim3 grid(static_cast<unsigned>((v.wide + 31) / 32), static_cast<unsigned>((v.deep + 31) / 32));
+  SWATH_EXPECTS((v.wide + 31) / 32 <= 0x7fffffff, "gemm: op(A) or op(B) is too wide for step 14's copy grid");
+  const dim3 grid(static_cast<unsigned>((v.wide + 31) / 32), static_cast<unsigned>(std::min<std::int64_t>((v.deep + 31) / 32, 65535)));
   deep_major_copy_kernel<<<grid, dim3(32, 8), 0, stream>>>(v, to, ld);
   SWATH_CHECK_LAST();
   return {to, ld};
