@@ -62,14 +62,12 @@ using swath::cuda::wait_phase;
 // Step 10's block: 256 × 128 tiles, 8 warps of 64 × 64, 8 × 16 results a lane.
 constexpr int tile_m = 256, tile_n = 128, threads = 256;
 
-
 template <int BlockK, int Stages>
 struct engine_shape {
   // Panels depth-major and dense, as the boxes land: a lane's reads are 8 (A) and 4 (B) distinct
   // 16-byte pieces side by side, so no padding is needed against bank conflicts.
   static constexpr int a_floats = BlockK * tile_m, b_floats = BlockK * tile_n;
   static constexpr int stage_floats = a_floats + b_floats;
-
   static constexpr unsigned stage_bytes = stage_floats * 4;
   static constexpr unsigned barriers_at = Stages * stage_bytes;  // full[Stages], then empty[Stages]
   static constexpr int shared_bytes = static_cast<int>(barriers_at) + 2 * Stages * 8;
@@ -273,6 +271,8 @@ void copy_engine(const problem& p, const operands& x, const launch_context& laun
   const std::int64_t sms = std::max(launch_on.sm_count, 1);
   const bool fills = wave_fill(tile_grid(p, tile_m, tile_n).count(), sms) >= full_enough;
   if (p.copy_engine == problem::path_choice::always || (p.copy_engine == problem::path_choice::automatic && fills)) {
+    // 32-deep slices in 3 stages of 48 KiB: the fastest of the eleven shapes timed (8-48 deep, 3-8
+    // stages; docs/gemm.md, step 14).
     launch<32, 3>(p, x, stream_of(launch_on));
   } else {
     wave_fitted_tiles(p, x, launch_on);
