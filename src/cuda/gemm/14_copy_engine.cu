@@ -36,9 +36,9 @@
 // An 8-deep loop body over the 32-deep slice, to stop its instruction-cache misses (0.20 stalls per
 // issued instruction), ran 1-3.5% slower. On the H200, 8192³ runs at 1.005x cuBLAS.
 //
-// tma=auto runs this kernel where its 256 × 128 tiles fill at least 90% of the SMs' waves (step 13's
-// rule for the same tiles), and step 13 everywhere else; tma=on runs it at any size (the tests use it),
-// tma=off never.
+// tma=auto runs this kernel where its 256 × 128 tiles fill at least 90% of two or more waves and the
+// rewrite costs at most ~4% of the product (copy_engine_pays, below), and step 13 everywhere else;
+// tma=on runs it at any size (the tests use it), tma=off never.
 #include <algorithm>
 #include <mutex>
 #include <string>
@@ -265,12 +265,31 @@ void launch(const problem& p, const operands& x, cudaStream_t stream) {
   SWATH_CHECK_LAST();
 }
 
+// Whether the operand goes through the rewrite before the copy engine can read it (deep_major_of).
+bool rewritten(const operand_view& v) { return v.contiguous_in_depth || !v.vector_ok; }
+
+// tma=auto's rule, from the H100's figures (docs/gemm.md, step 14): the kernel pays where
+//  - its 256 × 128 tiles fill at least 90% of the SMs' waves, and at least two waves: at 2048³ (one
+//    wave of 128 tiles, 64 slices each) it ran 5-10% behind step 13 in every op;
+//  - the rewrite is at most ~4% of the product. It moves 8 bytes an element of each rewritten operand,
+//    the product 2·M·N·K flops, at ~16 flops a byte (an H100's FMA rate over its copy bandwidth):
+//    a share of 64 · elements / (M·N·K). 16384 × 1024 × 8192 with op(A) rewritten (6.3%) ran 6% behind
+//    step 13; 4095³ with both rewritten (3.1%) 2% ahead, because step 13 copies B's unaligned rows
+//    float by float there.
+bool copy_engine_pays(const problem& p, const operands& x, std::int64_t sms) {
+  const std::int64_t tiles = tile_grid(p, tile_m, tile_n).count();
+  if (tiles < 2 * sms || wave_fill(tiles, sms) < full_enough) return false;
+  const double rewritten_elements = (rewritten(view_of_a(p, x.a)) ? static_cast<double>(p.m) * p.k : 0.0) +
+                                    (rewritten(view_of_b(p, x.b)) ? static_cast<double>(p.n) * p.k : 0.0);
+  return 64.0 * rewritten_elements / (static_cast<double>(p.m) * p.n * p.k) <= 0.04;
+}
+
 }  // namespace
 
 void copy_engine(const problem& p, const operands& x, const launch_context& launch_on) {
   const std::int64_t sms = std::max(launch_on.sm_count, 1);
-  const bool fills = wave_fill(tile_grid(p, tile_m, tile_n).count(), sms) >= full_enough;
-  if (p.copy_engine == problem::path_choice::always || (p.copy_engine == problem::path_choice::automatic && fills)) {
+  if (p.copy_engine == problem::path_choice::always ||
+      (p.copy_engine == problem::path_choice::automatic && copy_engine_pays(p, x, sms))) {
     // 32-deep slices in 3 stages of 48 KiB: the fastest of the eleven shapes timed (8-48 deep, 3-8
     // stages; docs/gemm.md, step 14).
     launch<32, 3>(p, x, stream_of(launch_on));
