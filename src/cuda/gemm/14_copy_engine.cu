@@ -216,6 +216,10 @@ float* workspace_for(int which, std::int64_t floats) {
   return held[which].data();
 }
 
+// Whether the copy engine cannot read the operand as stored: its rows run along K, or they are not a
+// whole number of 16 bytes apart (the copy engine's stride rule). Then deep_major_of rewrites it.
+bool rewritten(const operand_view& v) { return v.contiguous_in_depth || !v.vector_ok; }
+
 // The operand as the copy engine reads it: as stored where its rows run along the wide dimension and
 // lie a whole number of 16 bytes apart, else rewritten that way (rows padded to whole 128-byte lines).
 struct deep_major {
@@ -224,7 +228,7 @@ struct deep_major {
 };
 
 deep_major deep_major_of(const operand_view& v, int which, cudaStream_t stream) {
-  if (!v.contiguous_in_depth && v.vector_ok) return {v.data, v.ld};
+  if (!rewritten(v)) return {v.data, v.ld};
   const std::int64_t ld = (v.wide + 31) / 32 * 32;
   float* to = workspace_for(which, v.deep * ld);
   SWATH_EXPECTS((v.wide + 31) / 32 <= 0x7fffffff, "gemm: op(A) or op(B) is too wide for step 14's copy grid");
@@ -264,9 +268,6 @@ void launch(const problem& p, const operands& x, cudaStream_t stream) {
                                                                                      aligned16(x.c, p.ldc));
   SWATH_CHECK_LAST();
 }
-
-// Whether the operand goes through the rewrite before the copy engine can read it (deep_major_of).
-bool rewritten(const operand_view& v) { return v.contiguous_in_depth || !v.vector_ok; }
 
 // tma=auto's rule, from the H100's figures (docs/gemm.md, step 14): the kernel pays where
 //  - its 256 × 128 tiles fill at least 90% of the SMs' waves, and at least two waves: at 2048³ (one
