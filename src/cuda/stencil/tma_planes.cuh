@@ -517,11 +517,12 @@ void launch_planes(const frame& f, const problem& p, const operands& x, const la
 // One launch over the grid. planes_per_chunk: the z-chunks' length (a multiple of Planes is best:
 // a chunk's last step otherwise computes planes it does not store). Rows whose pitch is an odd multiple
 // of 16 bytes (half of them start mid-sector) are split by parity where a warp's rows are an even
-// count, up to radius 3. Measured on an H200 at 508 x 509 x 511 in float: radius 1 0.297 -> 0.283 ms,
-// radius 2 0.314 -> 0.300, radius 3 (step 09) 0.312 -> 0.303; at radius 4 (09) 0.324 ms split against
-// 0.321 not, while the split kernel held 161 registers against 142 (and spilled in double). A width
-// that is not whole vectors (pitched grids only) takes the PartialVectors kernel, never split: a line
-// pitch starts every row on a line anyway.
+// count, up to radius 3, and at radius 4 in float. Measured on an H200 at 508 x 509 x 511 in float:
+// radius 1 0.297 -> 0.283 ms, radius 2 0.314 -> 0.300, radius 3 (step 09) 0.312 -> 0.303. At radius 4
+// (09) in float: 0.324 ms split against 0.321 not on the H200 at v3; after v4's sector pads 0.3243
+// against 0.3250 on the H200 and 0.4247 against 0.4372 on an H100 (161 registers against 142). Not in
+// double, where the split kernel spilled. A width that is not whole vectors (pitched grids only) takes
+// the PartialVectors kernel, never split: a line pitch starts every row on a line anyway.
 template <class T, int R, int Rows, int Planes, int Blocks, bool LinePad = true>
 void run(const problem& p, const operands& x, const launch_context& launch, int planes_per_chunk) {
   const frame f = frame_of(p);
@@ -531,7 +532,7 @@ void run(const problem& p, const operands& x, const launch_context& launch, int 
   if (f.nx % (16 / static_cast<int>(sizeof(T))) != 0) {
     return launch_planes<T, R, Rows, Planes, Blocks, LinePad, false, true>(f, p, x, launch, planes_per_chunk);
   }
-  if constexpr (Rows % 2 == 0 && R <= 3) {
+  if constexpr (Rows % 2 == 0 && (R <= 3 || (R == 4 && sizeof(T) == 4))) {
     const bool rows_off_sectors = f.sy * static_cast<std::int64_t>(sizeof(T)) % 32 == 16 && f.ny >= 2;
     if (rows_off_sectors) {
       return launch_planes<T, R, Rows, Planes, Blocks, LinePad, true>(f, p, x, launch, planes_per_chunk);
