@@ -36,6 +36,12 @@
 // ragged 508-wide grid, half of whose rows then started on a sector, ran 2.6% faster a point than 512^3.
 // Pads of a whole sector (tma::config): radius 4 float 0.334 -> 0.309 ms at 512^3 (0.75x -> 0.82x of
 // the copy bandwidth), 16 ring slots in place of 17; double already had 32-byte pads.
+//
+// v5: split rows (ragged widths) with their layout known when compiled. Each step starts on an even
+// plane, so which half of a slot holds the shifted rows is fixed for the whole launch; a float kernel
+// for each of the four layouts turns those offsets into immediates. ncu, H100, radius 4 at 508 x 509 x
+// 511: instructions 177.7 M -> 168.6 M (504 wide, not split: 165.2 M). Timed: H200 0.325 -> 0.320 ms;
+// H100 unchanged (0.420 ms), where radius 4 waits on memory rather than on issue.
 
 #include "tma_planes.cuh"
 

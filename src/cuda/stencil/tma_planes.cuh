@@ -125,7 +125,14 @@ struct row_parity {
 // PartialVectors: rows whose width is not whole vectors (a pitched grid's 510 floats), whose last vector
 // is partly past the face: its window is fixed element by element and its store masked. A kernel of its
 // own, because the fix in every kernel cost registers (09 in double at radius 4 spilled).
-template <class T, int R, int Rows, int Planes, int Blocks, bool LinePad, bool SplitRows, bool PartialVectors>
+//
+// Parity (split rows): -1, the compute warps read the halves' layout from `parity` each step; 0-3, it
+// is known when compiled, first | flips << 1, for kernels whose every step starts on an even plane
+// (Planes even, chunks of even length). Each plane's rows then sit at a fixed offset from its slot, an
+// immediate in the loads. Read at run time, the offsets cost 09 at radius 4 in float 7.6% more
+// instructions split than not (ncu, H100, 508 against 504 wide); known, 2.0% (docs/stencil.md, "Split
+// rows"). Float only: in double at radius 3 two of the four kernels spilled 8 bytes.
+template <class T, int R, int Rows, int Planes, int Blocks, bool LinePad, bool SplitRows, bool PartialVectors, int Parity = -1>
 __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, SplitRows>::threads, Blocks)
     planes_kernel(const __grid_constant__ CUtensorMap map, const __grid_constant__ CUtensorMap odd_rows_map,
                   row_parity parity, T* __restrict__ out, frame f, T edge_value, int z_chunk,
@@ -234,9 +241,10 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, Sp
       const unsigned char* base = i >= wraps_from ? mine_in_low - S * C::slot_bytes : mine_in_low;
       return reinterpret_cast<const T*>(base + i * C::slot_bytes);
     };
-    // Split: whether half 0 of plane z + d is the shifted one, for even and odd d.
-    const int half0_shifted_even = parity.half0_shifted(z);
-    const int half0_shifted_odd = half0_shifted_even ^ parity.flips;
+    // Split: whether half 0 of plane z + d is the shifted one, for even and odd d (z is even at every
+    // step where the parity is known when compiled).
+    const int half0_shifted_even = Parity < 0 ? parity.half0_shifted(z) : Parity & 1;
+    const int half0_shifted_odd = Parity < 0 ? half0_shifted_even ^ parity.flips : (Parity ^ (Parity >> 1)) & 1;
     const auto in_half = [&](int d, int h, int pairs_from_k0) {  // split: this thread's vector in pair k0 + ... of half h
       const int shifted = (h ^ ((d & 1) ? half0_shifted_odd : half0_shifted_even)) & 1;
       return reinterpret_cast<const T*>(reinterpret_cast<const unsigned char*>(mine(d)) + h * C::half_bytes) +
@@ -491,27 +499,45 @@ CUtensorMap plane_tiles(const T* in, const frame& f, int first_row = 0, int row_
   return map;
 }
 
-// One launch over the grid, its rows split by parity or not.
-template <class T, int R, int Rows, int Planes, int Blocks, bool LinePad, bool SplitRows, bool PartialVectors = false>
+// Split rows: row y of plane z starts mid-sector when (base / 16 + y + z · plane / 16) is odd (row
+// pitch / 16 odd); half 0's rows are y0 - R + 2k with y0 even.
+template <class T, int R>
+row_parity parity_of_split_rows(const T* in, const frame& f) {
+  const auto sixteens = [](std::uint64_t bytes) { return static_cast<int>((bytes / 16) & 1); };
+  return {(sixteens(reinterpret_cast<std::uintptr_t>(in)) ^ R) & 1, sixteens(static_cast<std::uint64_t>(f.sz) * sizeof(T))};
+}
+
+// One launch over the grid, its rows split by parity or not. Split in float with an even number of
+// planes a step, the kernel is the one compiled for the grid's parity (planes_kernel, Parity).
+template <class T, int R, int Rows, int Planes, int Blocks, bool LinePad, bool SplitRows, bool PartialVectors = false, int Parity = -1>
 void launch_planes(const frame& f, const problem& p, const operands& x, const launch_context& launch, int planes_per_chunk) {
-  using C = config<T, R, Rows, Planes, Blocks, LinePad, SplitRows>;
-  const auto kernel = planes_kernel<T, R, Rows, Planes, Blocks, LinePad, SplitRows, PartialVectors>;
-  static const int blocks_per_sm = prepare_kernel(kernel, C::threads, C::shared_bytes);
-  const marching_launch plan = plan_marching(f, C::width, C::by, blocks_per_sm, launch, planes_per_chunk);
   const T* in = static_cast<const T*>(x.in);
-  const CUtensorMap map = plane_tiles<C>(in, f, 0, C::halves);
-  row_parity parity{0, 0};
-  if constexpr (SplitRows) {
-    // Row y of plane z starts mid-sector when (base / 16 + y + z · plane / 16) is odd (row pitch / 16
-    // odd); half 0's rows are y0 - R + 2k with y0 even.
-    const auto sixteens = [](std::uint64_t bytes) { return static_cast<int>((bytes / 16) & 1); };
-    parity.first = (sixteens(reinterpret_cast<std::uintptr_t>(in)) ^ R) & 1;
-    parity.flips = sixteens(static_cast<std::uint64_t>(f.sz) * sizeof(T));
+  if constexpr (SplitRows && Planes % 2 == 0 && sizeof(T) == 4 && Parity < 0) {
+    const row_parity parity = parity_of_split_rows<T, R>(in, f);
+    switch (parity.first | parity.flips << 1) {
+      case 0: return launch_planes<T, R, Rows, Planes, Blocks, LinePad, true, PartialVectors, 0>(f, p, x, launch, planes_per_chunk);
+      case 1: return launch_planes<T, R, Rows, Planes, Blocks, LinePad, true, PartialVectors, 1>(f, p, x, launch, planes_per_chunk);
+      case 2: return launch_planes<T, R, Rows, Planes, Blocks, LinePad, true, PartialVectors, 2>(f, p, x, launch, planes_per_chunk);
+      default: return launch_planes<T, R, Rows, Planes, Blocks, LinePad, true, PartialVectors, 3>(f, p, x, launch, planes_per_chunk);
+    }
+  } else {
+    using C = config<T, R, Rows, Planes, Blocks, LinePad, SplitRows>;
+    const auto kernel = planes_kernel<T, R, Rows, Planes, Blocks, LinePad, SplitRows, PartialVectors, Parity>;
+    static const int blocks_per_sm = prepare_kernel(kernel, C::threads, C::shared_bytes);
+    marching_launch plan = plan_marching(f, C::width, C::by, blocks_per_sm, launch, planes_per_chunk);
+    if constexpr (Parity >= 0) {  // every chunk, and so every step, starts on an even plane
+      if (plan.z_chunk % 2 != 0) {
+        ++plan.z_chunk;
+        plan.grid.z = static_cast<unsigned>((f.nz + plan.z_chunk - 1) / plan.z_chunk);
+      }
+    }
+    const CUtensorMap map = plane_tiles<C>(in, f, 0, C::halves);
+    const row_parity parity = SplitRows ? parity_of_split_rows<T, R>(in, f) : row_parity{0, 0};
+    kernel<<<plan.grid, C::threads, C::shared_bytes, stream_of(launch)>>>(
+        map, SplitRows ? plane_tiles<C>(in, f, 1, 2) : map, parity, static_cast<T*>(x.out), f, static_cast<T>(p.edge_value),
+        plan.z_chunk, pack_weights<T, C::taps>(p, R, R, shape::star));
+    SWATH_CHECK_LAST();
   }
-  kernel<<<plan.grid, C::threads, C::shared_bytes, stream_of(launch)>>>(
-      map, SplitRows ? plane_tiles<C>(in, f, 1, 2) : map, parity, static_cast<T*>(x.out), f, static_cast<T>(p.edge_value),
-      plan.z_chunk, pack_weights<T, C::taps>(p, R, R, shape::star));
-  SWATH_CHECK_LAST();
 }
 
 // One launch over the grid. planes_per_chunk: the z-chunks' length (a multiple of Planes is best:
