@@ -42,6 +42,13 @@
 // for each of the four layouts turns those offsets into immediates. ncu, H100, radius 4 at 508 x 509 x
 // 511: instructions 177.7 M -> 168.6 M (504 wide, not split: 165.2 M). Timed: H200 0.325 -> 0.320 ms;
 // H100 unchanged (0.420 ms), where radius 4 waits on memory rather than on issue.
+//
+// v6: chunks of 96 planes at radius 4 too (24r, from 32r = 128). Swept from 16r to 128r in one call on
+// each GPU: double at radius 4 ran fastest at 24r on both, H100 0.890 -> 0.862 ms at 512^3 and 0.882 ->
+// 0.842 at 508 x 509 x 511, H200 0.657 -> 0.649 and 0.656 -> 0.644; float moved under 1% at 512^3 and
+// gained 0.5-1.4% on the ragged grid. A list-scheduling model of the waves predicted 1% slower: what
+// the shorter chunks buy is not in the waves alone (docs/stencil.md). Radius 3 stays at 96 (32r),
+// where 24r lost 1% in double on the H200.
 
 #include "tma_planes.cuh"
 
@@ -55,12 +62,14 @@ void plane_pairs(const problem& p, const operands& x, const launch_context& laun
       // Two tile rows a warp (they share their y taps too) and one block an SM, for the registers
       // (129-168) and a deep ring: with the 16-byte pad 17-19 slots, 7-8 planes in flight beyond the
       // 2r + 2 read. The line pad (rows starting on a line) leaves 12-13 slots; it pays only where the
-      // rows are themselves line-aligned, and measured so only at radius 3 in float. Chunks of 32r planes.
+      // rows are themselves line-aligned, and measured so only at radius 3 in float. Chunks of 96 planes
+      // (32r at radius 3, 24r at radius 4; v6 below).
+      constexpr int chunk = 96;
       if constexpr (R == 3 && sizeof(T) == 4) {
         const bool line_aligned_rows = p.grid.width * static_cast<std::int64_t>(sizeof(T)) % 128 == 0;
-        if (line_aligned_rows) return tma::run<T, R, 2, 2, 1, true>(p, x, launch, 32 * R);
+        if (line_aligned_rows) return tma::run<T, R, 2, 2, 1, true>(p, x, launch, chunk);
       }
-      tma::run<T, R, 2, 2, 1, false>(p, x, launch, 32 * R);
+      tma::run<T, R, 2, 2, 1, false>(p, x, launch, chunk);
     }
   });
 }
