@@ -120,6 +120,9 @@ struct row_parity {
   int first, flips;
   // Whether half 0's rows start mid-sector in plane z; half 1's are then the other parity.
   __device__ int half0_shifted(int z) const { return (first ^ (z & flips)) & 1; }
+  // The four layouts as one number, 0-3 (planes_kernel's Parity), and back.
+  constexpr int code() const { return first | flips << 1; }
+  static constexpr row_parity of(int code) { return {code & 1, code >> 1}; }
 };
 
 // PartialVectors: rows whose width is not whole vectors (a pitched grid's 510 floats), whose last vector
@@ -127,7 +130,7 @@ struct row_parity {
 // own, because the fix in every kernel cost registers (09 in double at radius 4 spilled).
 //
 // Parity (split rows): -1, the compute warps read the halves' layout from `parity` each step; 0-3, it
-// is known when compiled, first | flips << 1, for kernels whose every step starts on an even plane
+// is known when compiled (row_parity::code), for kernels whose every step starts on an even plane
 // (Planes even, chunks of even length). Each plane's rows then sit at a fixed offset from its slot, an
 // immediate in the loads. Read at run time, the offsets cost 09 at radius 4 in float 7.6% more
 // instructions split than not (ncu, H100, 508 against 504 wide); known, 2.0% (docs/stencil.md, "Split
@@ -200,6 +203,7 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, Sp
   // k0 = warp·Rows / 2 in half 0, unshifted.
   const int own = SplitRows ? warp * Rows / 2 * C::row + C::pad + lane * V : (warp * Rows + R) * C::row + C::pad + lane * V;
   constexpr int LW = window_side<T, R>();
+  const row_parity rule = Parity < 0 ? parity : row_parity::of(Parity);  // split: the halves' layout
 
   // Under constant, the weights of the y taps outside the grid times the constant, added to each
   // output of a row (the zero-filled rows contribute nothing).
@@ -241,10 +245,10 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, Sp
       const unsigned char* base = i >= wraps_from ? mine_in_low - S * C::slot_bytes : mine_in_low;
       return reinterpret_cast<const T*>(base + i * C::slot_bytes);
     };
-    // Split: whether half 0 of plane z + d is the shifted one, for even and odd d (z is even at every
-    // step where the parity is known when compiled).
-    const int half0_shifted_even = Parity < 0 ? parity.half0_shifted(z) : Parity & 1;
-    const int half0_shifted_odd = Parity < 0 ? half0_shifted_even ^ parity.flips : (Parity ^ (Parity >> 1)) & 1;
+    // Split: whether half 0 of plane z + d is the shifted one, for even and odd d. Where the layout is
+    // known when compiled, z is even at every step, and 0 in its place makes the answer a constant.
+    const int half0_shifted_even = rule.half0_shifted(Parity < 0 ? z : 0);
+    const int half0_shifted_odd = half0_shifted_even ^ rule.flips;
     const auto in_half = [&](int d, int h, int pairs_from_k0) {  // split: this thread's vector in pair k0 + ... of half h
       const int shifted = (h ^ ((d & 1) ? half0_shifted_odd : half0_shifted_even)) & 1;
       return reinterpret_cast<const T*>(reinterpret_cast<const unsigned char*>(mine(d)) + h * C::half_bytes) +
@@ -514,7 +518,7 @@ void launch_planes(const frame& f, const problem& p, const operands& x, const la
   const T* in = static_cast<const T*>(x.in);
   if constexpr (SplitRows && Planes % 2 == 0 && sizeof(T) == 4 && Parity < 0) {
     const row_parity parity = parity_of_split_rows<T, R>(in, f);
-    switch (parity.first | parity.flips << 1) {
+    switch (parity.code()) {
       case 0: return launch_planes<T, R, Rows, Planes, Blocks, LinePad, true, PartialVectors, 0>(f, p, x, launch, planes_per_chunk);
       case 1: return launch_planes<T, R, Rows, Planes, Blocks, LinePad, true, PartialVectors, 1>(f, p, x, launch, planes_per_chunk);
       case 2: return launch_planes<T, R, Rows, Planes, Blocks, LinePad, true, PartialVectors, 2>(f, p, x, launch, planes_per_chunk);
