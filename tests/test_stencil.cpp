@@ -137,7 +137,10 @@ TEST_P(GpuStencilVariant, TakesTheUsersWeights) {
 // number of 16 bytes (132 x 19 floats, 70 x 45 doubles) and of an even one (260 x 10 floats, 70 x 10
 // doubles) turn the parity from plane to plane or not: with both addresses, each of the four layouts
 // 09 compiles a float kernel for (tma_planes.cuh, Parity) runs, and double's layout read at run time
-// meets all four.
+// meets all four. 08 stores the rows that start mid-sector a vector to the left (AlignedStores) where
+// the last tile column has a vector to spare: 252 floats and 126 doubles leave it exactly one vector
+// past the last tile's end, and rows whole tiles wide pitched to an odd number of 16 bytes (128 floats
+// pitched to 132, 64 doubles to 66) leave none, so 08 splits them without shifting.
 template <int Step>
 void from_16_bytes_past_a_sector(const problem& p, const operands& x, const launch_context& launch) {
   const auto bytes = static_cast<std::size_t>(p.stored_elements() * p.element_bytes());
@@ -152,11 +155,12 @@ TEST(GpuStencilSplitRows, ReadGridsThatStartOnASectorOr16BytesPastOne) {
   struct grid_case {
     bench::size_spec size;
     const char* type;
+    const char* pitch = "dense";
   };
-  const std::vector<grid_case> grids = {{{{132, 19, 21}}, "float"},
-                                        {{{260, 10, 6}}, "float"},
-                                        {{{70, 45, 40}}, "double"},
-                                        {{{70, 10, 9}}, "double"}};
+  const std::vector<grid_case> grids = {{{{132, 19, 21}}, "float"},  {{{260, 10, 6}}, "float"},
+                                        {{{70, 45, 40}}, "double"},  {{{70, 10, 9}}, "double"},
+                                        {{{252, 9, 7}}, "float"},    {{{126, 9, 7}}, "double"},
+                                        {{{128, 9, 7}}, "float", "132"}, {{{64, 9, 7}}, "double", "66"}};
   int checked = 0;
   for (const int step : {8, 9}) {
     for (const bool moved : {false, true}) {
@@ -166,20 +170,22 @@ TEST(GpuStencilSplitRows, ReadGridsThatStartOnASectorOr16BytesPastOne) {
       for (const auto& grid : grids) {
         for (const char* radius : radii) {
           for (const char* edge : {"clamp", "constant", "copy"}) {
-            const problem p =
-                make_problem(v, {grid.size, std::string("radius=") + radius + " boundary=" + edge + " type=" + grid.type});
+            const problem p = make_problem(v, {grid.size, std::string("radius=") + radius + " boundary=" + edge +
+                                                              " type=" + grid.type + " pitch=" + grid.pitch});
             ASSERT_TRUE(v.supports(p).ok()) << v.info.name << " " << grid.size.text() << ": " << v.supports(p).why;
             const auto result = check_once(v, p);
-            ASSERT_TRUE(result.passed()) << v.info.name << " " << grid.size.text() << " radius " << radius << " " << edge
-                                         << " " << grid.type << (moved ? ", 16 bytes past a sector: " : ": ")
+            ASSERT_TRUE(result.passed()) << v.info.name << " " << grid.size.text() << " pitch=" << grid.pitch << " radius "
+                                         << radius << " " << edge << " " << grid.type
+                                         << (moved ? ", 16 bytes past a sector: " : ": ")
                                          << result.describe();
+            ASSERT_EQ(result.checked, grid.size.count());
             ++checked;
           }
         }
       }
     }
   }
-  EXPECT_EQ(checked, 96);  // 2 steps × 2 addresses × 4 grids × 2 radii × 3 boundaries
+  EXPECT_EQ(checked, 192);  // 2 steps × 2 addresses × 8 grids × 2 radii × 3 boundaries
 }
 
 // Pitched grids (rows padded as cudaMalloc3D pads them): every step that takes one, with rows padded

@@ -135,7 +135,20 @@ struct row_parity {
 // immediate in the loads. Read at run time, the offsets cost 09 at radius 4 in float 7.6% more
 // instructions split than not (ncu, H100, 508 against 504 wide); known, 2.0% (docs/stencil.md, "Split
 // rows"). Float only: in double at radius 3 two of the four kernels spilled 8 bytes.
-template <class T, int R, int Rows, int Planes, int Blocks, bool LinePad, bool SplitRows, bool PartialVectors, int Parity = -1>
+//
+// AlignedStores (split rows, one plane a step: step 08): a row that starts mid-sector is computed and
+// stored a vector to the left, at x - V ... x - 1, its box's own origin. A warp's 512 bytes then cover 16
+// whole sectors instead of 17, whose first and last are halves that the neighbouring tile column's
+// block writes at another time (3% more sectors written at 508 floats, to an L2 that radius 1 keeps 95%
+// busy). Each tap of such a row is read a vector left of where the unshifted kernel reads it, and the
+// y taps between a warp's own rows, which then sit a vector apart, come from shared memory rather than
+// from the windows. The tile columns then cover x = -V ... ncols·width - V - 1, so the host takes this
+// kernel only where the last column has a vector to spare (every dense split grid has). Predicted from
+// a diagnostic build that only moved the stores (docs/stencil.md): 08 at radius 1 in float at
+// 508 x 509 x 511 on an H100, 93.75% -> ~94.4% of the copy bandwidth. Measured, alternately with the
+// unshifted kernel: 93.85% -> 94.5%, radius 2 90.4% -> 90.65%, double (rows on sectors) and 512^3 unchanged.
+template <class T, int R, int Rows, int Planes, int Blocks, bool LinePad, bool SplitRows, bool PartialVectors, int Parity = -1,
+          bool AlignedStores = false>
 __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, SplitRows>::threads, Blocks)
     planes_kernel(const __grid_constant__ CUtensorMap map, const __grid_constant__ CUtensorMap odd_rows_map,
                   row_parity parity, T* __restrict__ out, frame f, T edge_value, int z_chunk,
@@ -204,6 +217,8 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, Sp
   const int own = SplitRows ? warp * Rows / 2 * C::row + C::pad + lane * V : (warp * Rows + R) * C::row + C::pad + lane * V;
   constexpr int LW = window_side<T, R>();
   const row_parity rule = Parity < 0 ? parity : row_parity::of(Parity);  // split: the halves' layout
+  static_assert(!AlignedStores || (SplitRows && Planes == 1 && !PartialVectors && C::pad >= LW + V),
+                "aligned stores: split rows, one plane a step, whole vectors, and a left pad that holds the window a vector left");
 
   // Under constant, the weights of the y taps outside the grid times the constant, added to each
   // output of a row (the zero-filled rows contribute nothing).
@@ -219,9 +234,9 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, Sp
       }
     }
   }
-  const bool x_face = x < LW || x + V + LW > f.nx;  // the x window passes a face (or the lane is past the grid)
+  const bool x_face = (AlignedStores ? x - V : x) < LW || x + V + LW > f.nx;  // the x window passes a face (or the lane is past the grid)
   const bool warp_at_y_face = y < R || y + Rows - 1 + R >= f.ny;
-  const bool thread_copies = f.edge == boundary::copy && (x < R || x + V > f.nx - R || y < R || y + Rows - 1 >= f.ny - R);
+  const bool thread_copies = f.edge == boundary::copy && ((AlignedStores ? x - V : x) < R || x + V > f.nx - R || y < R || y + Rows - 1 >= f.ny - R);
   const bool x_inside = x < f.nx;
   const bool x_whole = !PartialVectors || x + V <= f.nx;  // false for the last vector of a ragged row
 
@@ -249,6 +264,18 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, Sp
     // known when compiled, z is even at every step, and 0 in its place makes the answer a constant.
     const int half0_shifted_even = rule.half0_shifted(Parity < 0 ? z : 0);
     const int half0_shifted_odd = half0_shifted_even ^ rule.flips;
+    // Aligned stores: row j's outputs this step are at x - shift[j]·V (the rows of the shifted half), and
+    // each of its taps is read as far left.
+    int shift[Rows];
+#pragma unroll
+    for (int j = 0; j < Rows; ++j) shift[j] = AlignedStores ? (((R + j) & 1) ^ half0_shifted_even) & 1 : 0;
+    const auto output_x = [&](int j) {
+      if constexpr (AlignedStores) {
+        return x - shift[j] * V;
+      } else {
+        return x;
+      }
+    };
     const auto in_half = [&](int d, int h, int pairs_from_k0) {  // split: this thread's vector in pair k0 + ... of half h
       const int shifted = (h ^ ((d & 1) ? half0_shifted_odd : half0_shifted_even)) & 1;
       return reinterpret_cast<const T*>(reinterpret_cast<const unsigned char*>(mine(d)) + h * C::half_bytes) +
@@ -295,6 +322,7 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, Sp
 #pragma unroll
         for (int j = 0; j < Rows; ++j) {
           const T* centre = row_at(p, j);
+          if constexpr (AlignedStores) centre -= shift[j] * V;
           load_run<T, LW>(centre - LW, window[p][j]);
           load_run<T, V>(centre, window[p][j] + LW);
           load_run<T, LW>(centre + V, window[p][j] + LW + V);
@@ -315,10 +343,11 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, Sp
 #pragma unroll
           for (int j = 0; j < Rows; ++j) {
             T* w = window[p][j];
+            const int xj = output_x(j);
 #pragma unroll
             for (int q = 0; q < LW / G; ++q) {
-              const int k = LW - (q + 1) * G;  // the piece at x - (q + 1)·G ... x - q·G - 1
-              if (x < (q + 1) * G) {
+              const int k = LW - (q + 1) * G;  // the piece at xj - (q + 1)·G ... xj - q·G - 1
+              if (xj < (q + 1) * G) {
                 const T fill = clamp ? w[k + G] : edge_value;
 #pragma unroll
                 for (int i = 0; i < G; ++i) w[k + i] = fill;
@@ -326,8 +355,8 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, Sp
             }
 #pragma unroll
             for (int q = 0; q < LW / G; ++q) {
-              const int k = LW + V + q * G;  // the piece at x + V + q·G ...
-              if (x + V + q * G >= f.nx) {
+              const int k = LW + V + q * G;  // the piece at xj + V + q·G ...
+              if (xj + V + q * G >= f.nx) {
                 const T fill = clamp ? w[k - 1] : edge_value;
 #pragma unroll
                 for (int i = 0; i < G; ++i) w[k + i] = fill;
@@ -397,7 +426,9 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, Sp
           if (d >= 0 && d < P) {
             values = window[d][j] + LW;
           } else {
-            load_run<T, V>(row_at(d, j), loaded);
+            const T* tap = row_at(d, j);
+            if constexpr (AlignedStores) tap -= shift[j] * V;
+            load_run<T, V>(tap, loaded);
           }
 #pragma unroll
           for (int p = 0; p < P; ++p) {
@@ -415,11 +446,13 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, Sp
 #pragma unroll
           for (int j = 0; j < Rows; ++j) {
             const T weight = c.w[star_index<R, R>(0, dy, 0)];
-            if (!Edge && j + dy >= 0 && j + dy < Rows) {
+            if (!Edge && !AlignedStores && j + dy >= 0 && j + dy < Rows) {
               add(p, j, weight, window[p][j + dy] + LW);
             } else {
               T values[V];
-              load_run<T, V>(Edge ? y_tap_at_face(p, j, dy) : row_at(p, j + dy), values);
+              const T* tap = Edge ? y_tap_at_face(p, j, dy) : row_at(p, j + dy);
+              if constexpr (AlignedStores) tap -= shift[j] * V;
+              load_run<T, V>(tap, values);
               add(p, j, weight, values);
             }
           }
@@ -440,7 +473,7 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, Sp
           for (int j = 0; j < Rows; ++j) {
 #pragma unroll
             for (int i = 0; i < V; ++i) {
-              if (copies_itself(f, x + i, y + j, z + p)) sum[p][j][i] = window[p][j][LW + i];
+              if (copies_itself(f, output_x(j) + i, y + j, z + p)) sum[p][j][i] = window[p][j][LW + i];
             }
           }
         }
@@ -451,14 +484,17 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, Sp
     } else {
       step.template operator()<false>();
     }
-    if (x_inside) {
+    if (AlignedStores || x_inside) {
 #pragma unroll
       for (int p = 0; p < P; ++p) {
         if (p == 0 || z + p < z_end) {
 #pragma unroll
           for (int j = 0; j < Rows; ++j) {
-            if (y + j < f.ny) {
+            bool stored = y + j < f.ny;
+            if constexpr (AlignedStores) stored = stored && static_cast<unsigned>(output_x(j)) < static_cast<unsigned>(f.nx);
+            if (stored) {
               T* row = target + p * f.sz + j * f.sy;
+              if constexpr (AlignedStores) row -= shift[j] * V;
               if (x_whole) {
                 *reinterpret_cast<typename vector16<T>::type*>(row) = vector16<T>::pack(sum[p][j]);
               } else {  // a ragged row's last, partial vector: the pad past it is not ours to write
@@ -513,10 +549,11 @@ row_parity parity_of_split_rows(const T* in, const frame& f) {
 
 // One launch over the grid, its rows split by parity or not. Split in float with an even number of
 // planes a step, the kernel is the one compiled for the grid's parity (planes_kernel, Parity).
-template <class T, int R, int Rows, int Planes, int Blocks, bool LinePad, bool SplitRows, bool PartialVectors = false, int Parity = -1>
+template <class T, int R, int Rows, int Planes, int Blocks, bool LinePad, bool SplitRows, bool PartialVectors = false, int Parity = -1,
+          bool AlignedStores = false>
 void launch_planes(const frame& f, const problem& p, const operands& x, const launch_context& launch, int planes_per_chunk) {
   const T* in = static_cast<const T*>(x.in);
-  if constexpr (SplitRows && Planes % 2 == 0 && sizeof(T) == 4 && Parity < 0) {
+  if constexpr (SplitRows && Planes % 2 == 0 && sizeof(T) == 4 && Parity < 0 && !AlignedStores) {
     const row_parity parity = parity_of_split_rows<T, R>(in, f);
     switch (parity.code()) {
       case 0: return launch_planes<T, R, Rows, Planes, Blocks, LinePad, true, PartialVectors, 0>(f, p, x, launch, planes_per_chunk);
@@ -526,7 +563,7 @@ void launch_planes(const frame& f, const problem& p, const operands& x, const la
     }
   } else {
     using C = config<T, R, Rows, Planes, Blocks, LinePad, SplitRows>;
-    const auto kernel = planes_kernel<T, R, Rows, Planes, Blocks, LinePad, SplitRows, PartialVectors, Parity>;
+    const auto kernel = planes_kernel<T, R, Rows, Planes, Blocks, LinePad, SplitRows, PartialVectors, Parity, AlignedStores>;
     static const int blocks_per_sm = prepare_kernel(kernel, C::threads, C::shared_bytes);
     marching_launch plan = plan_marching(f, C::width, C::by, blocks_per_sm, launch, planes_per_chunk);
     if constexpr (Parity >= 0) {  // every chunk, and so every step, starts on an even plane
@@ -565,6 +602,15 @@ void run(const problem& p, const operands& x, const launch_context& launch, int 
   if constexpr (Rows % 2 == 0 && (R <= 3 || (R == 4 && sizeof(T) == 4))) {
     const bool rows_off_sectors = f.sy * static_cast<std::int64_t>(sizeof(T)) % 32 == 16 && f.ny >= 2;
     if (rows_off_sectors) {
+      if constexpr (Planes == 1) {
+        // Aligned stores where the last tile column has a vector to spare: a dense split grid's width is an
+        // odd number of vectors; a pitched one may be whole tiles wide (128 floats pitched to 132).
+        constexpr int width = config<T, R, Rows, Planes, Blocks, LinePad, true>::width, V = 16 / static_cast<int>(sizeof(T));
+        const bool room_for_a_vector = (f.nx + width - 1) / width * width - f.nx >= V;
+        if (room_for_a_vector) {
+          return launch_planes<T, R, Rows, Planes, Blocks, LinePad, true, false, -1, true>(f, p, x, launch, planes_per_chunk);
+        }
+      }
       return launch_planes<T, R, Rows, Planes, Blocks, LinePad, true>(f, p, x, launch, planes_per_chunk);
     }
   }
