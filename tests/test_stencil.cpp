@@ -188,6 +188,53 @@ TEST(GpuStencilSplitRows, ReadGridsThatStartOnASectorOr16BytesPastOne) {
   EXPECT_EQ(checked, 192);  // 2 steps × 2 addresses × 8 grids × 2 radii × 3 boundaries
 }
 
+// Steps 08 and 09 launch a plane wider than one wave of blocks as groups of tile rows, each group's
+// z-chunks in turn (tma_planes.cuh). Told the device has 1 or 2 SMs, they group even small grids:
+// one tile row a group, or two with a last group half past the grid (60 doubles and 100 floats wide are
+// one tile column, 45 rows three tile rows of 16), whose blocks must write nothing.
+template <int Step, int Sms>
+void on_few_sms(const problem& p, const operands& x, const launch_context& launch) {
+  launch_context few = launch;
+  few.sm_count = Sms;
+  find_variant(Step == 8 ? "stencil/cuda/08_tma_planes" : "stencil/cuda/09_plane_pairs").run(p, x, few);
+}
+
+TEST(GpuStencilTileRowGroups, MatchTheReferenceOnOneAndTwoSms) {
+  SWATH_SKIP_WITHOUT_GPU();
+  struct grid_case {
+    bench::size_spec size;
+    const char* type;
+  };
+  const std::vector<grid_case> grids = {{{{100, 45, 40}}, "float"},
+                                        {{{60, 45, 40}}, "double"},
+                                        {{{132, 19, 21}}, "float"},
+                                        {{{70, 45, 40}}, "double"}};
+  int checked = 0;
+  for (const int step : {8, 9}) {
+    for (const int sms : {1, 2}) {
+      variant v = find_variant(step == 8 ? "stencil/cuda/08_tma_planes" : "stencil/cuda/09_plane_pairs");
+      if (step == 8) v.run = sms == 1 ? on_few_sms<8, 1> : on_few_sms<8, 2>;
+      if (step == 9) v.run = sms == 1 ? on_few_sms<9, 1> : on_few_sms<9, 2>;
+      const std::vector<const char*> radii = step == 8 ? std::vector<const char*>{"1", "2"} : std::vector<const char*>{"3", "4"};
+      for (const auto& grid : grids) {
+        for (const char* radius : radii) {
+          for (const char* edge : {"clamp", "constant", "copy"}) {
+            const problem p =
+                make_problem(v, {grid.size, std::string("radius=") + radius + " boundary=" + edge + " type=" + grid.type});
+            ASSERT_TRUE(v.supports(p).ok()) << v.info.name << " " << grid.size.text() << ": " << v.supports(p).why;
+            const auto result = check_once(v, p);
+            ASSERT_TRUE(result.passed()) << v.info.name << " on " << sms << " SMs, " << grid.size.text() << " radius " << radius
+                                         << " " << edge << " " << grid.type << ": " << result.describe();
+            ASSERT_EQ(result.checked, grid.size.count());
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 96);  // 2 steps × 2 SM counts × 4 grids × 2 radii × 3 boundaries
+}
+
 // Pitched grids (rows padded as cudaMalloc3D pads them): every step that takes one, with rows padded
 // to whole 128-byte lines, to an odd number of 16 bytes (steps 08 and 09 split those rows by parity)
 // and by one element (16-byte copies impossible). The input's pads hold NaN and the output's poison:

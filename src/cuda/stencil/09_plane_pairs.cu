@@ -49,6 +49,15 @@
 // gained 0.5-1.4% on the ragged grid. A list-scheduling model of the waves predicted 1% slower: what
 // the shorter chunks buy is not in the waves alone (docs/stencil.md). Radius 3 stays at 96 (32r),
 // where 24r lost 1% in double on the H200.
+//
+// v7: tile rows in groups of one wave (tma_planes.cuh, launch_planes). ncu on an H100 at 512^3, radius 4:
+// float read 1.00x its input from DRAM, double 1.13x, with its SMs busy 97.9% of the time (so not the last
+// wave; unequal chunk lengths measured no better, docs/stencil.md). Double's 256 tiles a plane are 1.94 waves
+// at one block an SM, so launched chunk by chunk over the whole plane a tile's next chunk starts a wave
+// after its last one and re-reads the 2r planes they share from DRAM. Expected: double at radius 4 a few
+// percent faster, float unchanged (its 128 tiles are one wave). Measured alternately (H100): double radius
+// 4 82.7% -> 83.6% of the copy bandwidth at 512^3 and 83.4% -> 85.0% at 508 x 509 x 511 (DRAM reads 1.21
+// -> 1.16 GB); float and radius 3 within half a point.
 
 #include "tma_planes.cuh"
 
