@@ -58,6 +58,12 @@
 // percent faster, float unchanged (its 128 tiles are one wave). Measured alternately (H100): double radius
 // 4 82.7% -> 83.6% of the copy bandwidth at 512^3 and 83.4% -> 85.0% at 508 x 509 x 511 (DRAM reads 1.21
 // -> 1.16 GB); float and radius 3 within half a point.
+//
+// v8: chunks of 64 planes (16r) at radius 4 in double. With the groups, a tile's chunks run back to back,
+// and shorter chunks now cost double less than they did: swept alternately on an H100 at 64, 96 and 128,
+// double at radius 4 ran fastest at 64 (84.6% against 83.5% of the copy bandwidth at 512^3, 86.2% against
+// 85.0% at 508 x 509 x 511), float at 64 within 0.2 points of 96 (128: +1 point at 512^3, -0.3 ragged),
+// so float keeps 96.
 
 #include "tma_planes.cuh"
 
@@ -72,8 +78,8 @@ void plane_pairs(const problem& p, const operands& x, const launch_context& laun
       // (129-168) and a deep ring: with the 16-byte pad 17-19 slots, 7-8 planes in flight beyond the
       // 2r + 2 read. The line pad (rows starting on a line) leaves 12-13 slots; it pays only where the
       // rows are themselves line-aligned, and measured so only at radius 3 in float. Chunks of 96 planes
-      // (32r at radius 3, 24r at radius 4; v6 below).
-      constexpr int chunk = 96;
+      // (32r at radius 3, 24r at radius 4; v6 above), 64 at radius 4 in double (v8 above).
+      constexpr int chunk = R == 4 && sizeof(T) == 8 ? 64 : 96;
       if constexpr (R == 3 && sizeof(T) == 4) {
         const bool line_aligned_rows = p.grid.width * static_cast<std::int64_t>(sizeof(T)) % 128 == 0;
         if (line_aligned_rows) return tma::run<T, R, 2, 2, 1, true>(p, x, launch, chunk);
