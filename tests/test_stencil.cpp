@@ -150,40 +150,48 @@ void from_16_bytes_past_a_sector(const problem& p, const operands& x, const laun
       .run(p, {moved.data() + 16, x.out}, launch);
 }
 
-TEST(GpuStencilSplitRows, ReadGridsThatStartOnASectorOr16BytesPastOne) {
-  SWATH_SKIP_WITHOUT_GPU();
-  struct grid_case {
-    bench::size_spec size;
-    const char* type;
-    const char* pitch = "dense";
-  };
-  const std::vector<grid_case> grids = {{{{132, 19, 21}}, "float"},  {{{260, 10, 6}}, "float"},
-                                        {{{70, 45, 40}}, "double"},  {{{70, 10, 9}}, "double"},
-                                        {{{252, 9, 7}}, "float"},    {{{126, 9, 7}}, "double"},
-                                        {{{128, 9, 7}}, "float", "132"}, {{{64, 9, 7}}, "double", "66"}};
-  int checked = 0;
-  for (const int step : {8, 9}) {
-    for (const bool moved : {false, true}) {
-      variant v = find_variant(step == 8 ? "stencil/cuda/08_tma_planes" : "stencil/cuda/09_plane_pairs");
-      if (moved) v.run = step == 8 ? from_16_bytes_past_a_sector<8> : from_16_bytes_past_a_sector<9>;
-      const std::vector<const char*> radii = step == 8 ? std::vector<const char*>{"1", "2"} : std::vector<const char*>{"3", "4"};
-      for (const auto& grid : grids) {
-        for (const char* radius : radii) {
-          for (const char* edge : {"clamp", "constant", "copy"}) {
-            const problem p = make_problem(v, {grid.size, std::string("radius=") + radius + " boundary=" + edge +
-                                                              " type=" + grid.type + " pitch=" + grid.pitch});
-            ASSERT_TRUE(v.supports(p).ok()) << v.info.name << " " << grid.size.text() << ": " << v.supports(p).why;
-            const auto result = check_once(v, p);
-            ASSERT_TRUE(result.passed()) << v.info.name << " " << grid.size.text() << " pitch=" << grid.pitch << " radius "
-                                         << radius << " " << edge << " " << grid.type
-                                         << (moved ? ", 16 bytes past a sector: " : ": ")
-                                         << result.describe();
-            ASSERT_EQ(result.checked, grid.size.count());
-            ++checked;
-          }
-        }
+// A grid for the two tests below, dense or pitched (elements from a row to the next).
+struct copy_engine_grid {
+  bench::size_spec size;
+  const char* type;
+  const char* pitch = "dense";
+};
+
+// Step 08 (radius 1-2) or 09 (radius 3-4) through `run` on each grid, every boundary they take, every
+// point checked; `how` names the way `run` calls the step in a failure's message.
+void check_copy_engine_step(int step, decltype(variant::run) run, const char* how,
+                            const std::vector<copy_engine_grid>& grids, int& checked) {
+  variant v = find_variant(step == 8 ? "stencil/cuda/08_tma_planes" : "stencil/cuda/09_plane_pairs");
+  v.run = run;
+  const std::vector<const char*> radii = step == 8 ? std::vector<const char*>{"1", "2"} : std::vector<const char*>{"3", "4"};
+  for (const auto& grid : grids) {
+    for (const char* radius : radii) {
+      for (const char* edge : {"clamp", "constant", "copy"}) {
+        const problem p = make_problem(v, {grid.size, std::string("radius=") + radius + " boundary=" + edge +
+                                                          " type=" + grid.type + " pitch=" + grid.pitch});
+        ASSERT_TRUE(v.supports(p).ok()) << v.info.name << " " << grid.size.text() << ": " << v.supports(p).why;
+        const auto result = check_once(v, p);
+        ASSERT_TRUE(result.passed()) << v.info.name << " " << how << ", " << grid.size.text() << " pitch=" << grid.pitch
+                                     << " radius " << radius << " " << edge << " " << grid.type << ": " << result.describe();
+        ASSERT_EQ(result.checked, grid.size.count());
+        ++checked;
       }
     }
+  }
+}
+
+TEST(GpuStencilSplitRows, ReadGridsThatStartOnASectorOr16BytesPastOne) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const std::vector<copy_engine_grid> grids = {{{{132, 19, 21}}, "float"},  {{{260, 10, 6}}, "float"},
+                                               {{{70, 45, 40}}, "double"},  {{{70, 10, 9}}, "double"},
+                                               {{{252, 9, 7}}, "float"},    {{{126, 9, 7}}, "double"},
+                                               {{{128, 9, 7}}, "float", "132"}, {{{64, 9, 7}}, "double", "66"}};
+  int checked = 0;
+  for (const int step : {8, 9}) {
+    const auto where_it_lies = find_variant(step == 8 ? "stencil/cuda/08_tma_planes" : "stencil/cuda/09_plane_pairs").run;
+    const auto moved = step == 8 ? from_16_bytes_past_a_sector<8> : from_16_bytes_past_a_sector<9>;
+    ASSERT_NO_FATAL_FAILURE(check_copy_engine_step(step, where_it_lies, "read where it lies", grids, checked));
+    ASSERT_NO_FATAL_FAILURE(check_copy_engine_step(step, moved, "read 16 bytes past a sector", grids, checked));
   }
   EXPECT_EQ(checked, 192);  // 2 steps × 2 addresses × 8 grids × 2 radii × 3 boundaries
 }
@@ -201,37 +209,15 @@ void on_few_sms(const problem& p, const operands& x, const launch_context& launc
 
 TEST(GpuStencilTileRowGroups, MatchTheReferenceOnOneAndTwoSms) {
   SWATH_SKIP_WITHOUT_GPU();
-  struct grid_case {
-    bench::size_spec size;
-    const char* type;
-  };
-  const std::vector<grid_case> grids = {{{{100, 45, 40}}, "float"},
-                                        {{{60, 45, 40}}, "double"},
-                                        {{{132, 19, 21}}, "float"},
-                                        {{{70, 45, 40}}, "double"}};
+  const std::vector<copy_engine_grid> grids = {{{{100, 45, 40}}, "float"},
+                                               {{{60, 45, 40}}, "double"},
+                                               {{{132, 19, 21}}, "float"},
+                                               {{{70, 45, 40}}, "double"}};
   int checked = 0;
-  for (const int step : {8, 9}) {
-    for (const int sms : {1, 2}) {
-      variant v = find_variant(step == 8 ? "stencil/cuda/08_tma_planes" : "stencil/cuda/09_plane_pairs");
-      if (step == 8) v.run = sms == 1 ? on_few_sms<8, 1> : on_few_sms<8, 2>;
-      if (step == 9) v.run = sms == 1 ? on_few_sms<9, 1> : on_few_sms<9, 2>;
-      const std::vector<const char*> radii = step == 8 ? std::vector<const char*>{"1", "2"} : std::vector<const char*>{"3", "4"};
-      for (const auto& grid : grids) {
-        for (const char* radius : radii) {
-          for (const char* edge : {"clamp", "constant", "copy"}) {
-            const problem p =
-                make_problem(v, {grid.size, std::string("radius=") + radius + " boundary=" + edge + " type=" + grid.type});
-            ASSERT_TRUE(v.supports(p).ok()) << v.info.name << " " << grid.size.text() << ": " << v.supports(p).why;
-            const auto result = check_once(v, p);
-            ASSERT_TRUE(result.passed()) << v.info.name << " on " << sms << " SMs, " << grid.size.text() << " radius " << radius
-                                         << " " << edge << " " << grid.type << ": " << result.describe();
-            ASSERT_EQ(result.checked, grid.size.count());
-            ++checked;
-          }
-        }
-      }
-    }
-  }
+  ASSERT_NO_FATAL_FAILURE(check_copy_engine_step(8, on_few_sms<8, 1>, "on 1 SM", grids, checked));
+  ASSERT_NO_FATAL_FAILURE(check_copy_engine_step(8, on_few_sms<8, 2>, "on 2 SMs", grids, checked));
+  ASSERT_NO_FATAL_FAILURE(check_copy_engine_step(9, on_few_sms<9, 1>, "on 1 SM", grids, checked));
+  ASSERT_NO_FATAL_FAILURE(check_copy_engine_step(9, on_few_sms<9, 2>, "on 2 SMs", grids, checked));
   EXPECT_EQ(checked, 96);  // 2 steps × 2 SM counts × 4 grids × 2 radii × 3 boundaries
 }
 
