@@ -64,6 +64,12 @@
 // double at radius 4 ran fastest at 64 (84.6% against 83.5% of the copy bandwidth at 512^3, 86.2% against
 // 85.0% at 508 x 509 x 511), float at 64 within 0.2 points of 96 (128: +1 point at 512^3, -0.3 ragged),
 // so float keeps 96.
+//
+// v9: chunks of 40 planes (10r) at radius 4 in double. v8's sweep stopped at 64, the fastest it tried;
+// swept again alternately at 32-64 (H100, two rounds): 40 ran 85.3-85.45% at 512^3 against 84.5% for 64,
+// and 87.3-87.5% at 508 x 509 x 511 against 85.9-86.1% (32: 85.2% and 87.1-87.6%). ncu at 512^3: DRAM
+// reads 1.15 GB at 32, 1.14 at 48, 1.16 at 64, so the shorter chunks do not read less; their 20% more
+// halo planes come from the L2.
 
 #include "tma_planes.cuh"
 
@@ -78,8 +84,8 @@ void plane_pairs(const problem& p, const operands& x, const launch_context& laun
       // (129-168) and a deep ring: with the 16-byte pad 17-19 slots, 7-8 planes in flight beyond the
       // 2r + 2 read. The line pad (rows starting on a line) leaves 12-13 slots; it pays only where the
       // rows are themselves line-aligned, and measured so only at radius 3 in float. Chunks of 96 planes
-      // (32r at radius 3, 24r at radius 4; v6 above), 64 at radius 4 in double (v8 above).
-      constexpr int chunk = R == 4 && sizeof(T) == 8 ? 64 : 96;
+      // (32r at radius 3, 24r at radius 4; v6 above), 40 at radius 4 in double (v8, v9 above).
+      constexpr int chunk = R == 4 && sizeof(T) == 8 ? 40 : 96;
       if constexpr (R == 3 && sizeof(T) == 4) {
         const bool line_aligned_rows = p.grid.width * static_cast<std::int64_t>(sizeof(T)) % 128 == 0;
         if (line_aligned_rows) return tma::run<T, R, 2, 2, 1, true>(p, x, launch, chunk);
