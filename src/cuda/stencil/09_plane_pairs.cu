@@ -70,10 +70,36 @@
 // and 87.3-87.5% at 508 x 509 x 511 against 85.9-86.1% (32: 85.2% and 87.1-87.6%). ncu at 512^3: DRAM
 // reads 1.15 GB at 32, 1.14 at 48, 1.16 at 64, so the shorter chunks do not read less; their 20% more
 // halo planes come from the L2.
+//
+// v10: 40 planes on GPUs whose DRAM is slow next to their SMs, 96 elsewhere. The H200 gate of v9 measured
+// double at radius 4 at 0.753x of the copy bandwidth at 512^3 and 0.744x at 508 x 509 x 511, against
+// 0.787x and 0.783x with chunks of 96 in its gate of v7 (the same copy bandwidth, 4233 GB/s): the chunk
+// the H100 wants costs the H200 4%. Before the groups, 96 was the fastest on both (v6); with them the
+// H100 moved to shorter chunks (v8, v9) and the H200, by this gate, did not. The GPUs have the same SMs
+// and clocks; the H200's DRAM gives 18.4 bytes an SM clock, the H100's 12.8. Our reading: on the H100
+// the kernel waits on memory, and shorter chunks keep each wave's blocks at one depth; on the H200 the
+// SMs set the pace, and a chunk's ring fill and its 2r halo planes through shared memory cost it time.
+// The threshold between the two (16 bytes an SM clock) rests on those two GPUs alone.
 
+#include "swath/core/device.hpp"
 #include "tma_planes.cuh"
 
 namespace swath::stencil::cuda {
+namespace {
+
+// DRAM bytes per SM clock, from the device's peak figures (double data rate): 12.8 on an H100 SXM,
+// 18.4 on an H200. Asked once, of the device current at the first call; 0 where it cannot be asked.
+double dram_bytes_per_sm_clock() {
+  static const double ratio = [] {
+    const std::optional<gpu_info> gpu = query_gpu();
+    if (!gpu || gpu->sm_count <= 0 || gpu->sm_clock_khz <= 0) return 0.0;
+    const double dram_bytes_per_second = 2.0 * gpu->memory_clock_khz * 1e3 * gpu->memory_bus_bits / 8;
+    return dram_bytes_per_second / (static_cast<double>(gpu->sm_count) * gpu->sm_clock_khz * 1e3);
+  }();
+  return ratio;
+}
+
+}  // namespace
 
 void plane_pairs(const problem& p, const operands& x, const launch_context& launch) {
   const support fits = aligned_wide_star_3d(p);
@@ -84,8 +110,9 @@ void plane_pairs(const problem& p, const operands& x, const launch_context& laun
       // (129-168) and a deep ring: with the 16-byte pad 17-19 slots, 7-8 planes in flight beyond the
       // 2r + 2 read. The line pad (rows starting on a line) leaves 12-13 slots; it pays only where the
       // rows are themselves line-aligned, and measured so only at radius 3 in float. Chunks of 96 planes
-      // (32r at radius 3, 24r at radius 4; v6 above), 40 at radius 4 in double (v8, v9 above).
-      constexpr int chunk = R == 4 && sizeof(T) == 8 ? 40 : 96;
+      // (32r at radius 3, 24r at radius 4; v6 above); at radius 4 in double 40 where DRAM gives under
+      // 16 bytes an SM clock (v8-v10 above).
+      const int chunk = R == 4 && sizeof(T) == 8 && dram_bytes_per_sm_clock() < 16 ? 40 : 96;
       if constexpr (R == 3 && sizeof(T) == 4) {
         const bool line_aligned_rows = p.grid.width * static_cast<std::int64_t>(sizeof(T)) % 128 == 0;
         if (line_aligned_rows) return tma::run<T, R, 2, 2, 1, true>(p, x, launch, chunk);
