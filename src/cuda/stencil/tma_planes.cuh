@@ -638,10 +638,11 @@ void run(const problem& p, const operands& x, const launch_context& launch, int 
   // At radius 3 (step 08: one row a warp, 2 blocks an SM) the line pad leaves 10 ring slots where the
   // sector pad leaves 14, and it puts the box rows on lines only where the grid's rows start on lines.
   // Elsewhere the deeper ring wins: on an H100, 08 at radius 3 went from 79.7% to 82.8% of the copy
-  // bandwidth at 508 x 509 x 511 in float and from 83.9% to 87.8% in double, and by 1.4-4.7 points at
-  // 504 x 509 x 511 and 1000 x 700 x 300, both types. At radius 1-2 the same switch lost at 11 of 13
-  // widths from 252 to 1022, by up to 3.4 points (double everywhere), and won only at 504 and 508 floats;
-  // so there the line pad stays wherever the ring fits (docs/stencil.md, "The pad off lines").
+  // bandwidth at 508 x 509 x 511 in float and from 83.9% to 87.8% in double, and by 1.3-4.7 points at
+  // 504 x 509 x 511 and 1000 x 700 x 300, both types. At radius 1-2 the same switch won only where the
+  // planes are 504 or 508 floats wide; it lost in double at every width, by up to 3.4 points, and lost or
+  // tied in float at every other width from 252 to 1020. So there the line pad stays wherever the ring
+  // fits (docs/stencil.md, "The pad off lines").
   if constexpr (R == 3 && config<T, R, Rows, Planes, Blocks, LinePad, false>::line_padded) {
     const bool rows_on_lines = f.sy * static_cast<std::int64_t>(sizeof(T)) % 128 == 0 && reinterpret_cast<std::uintptr_t>(x.in) % 128 == 0;
     if (!rows_on_lines) return launch_planes<T, R, Rows, Planes, Blocks, false, false>(f, p, x, launch, planes_per_chunk);
