@@ -141,13 +141,17 @@ TEST_P(GpuStencilVariant, TakesTheUsersWeights) {
 // the last tile column has a vector to spare: 252 floats and 126 doubles leave it exactly one vector
 // past the last tile's end, and rows whole tiles wide pitched to an odd number of 16 bytes (128 floats
 // pitched to 132, 64 doubles to 66) leave none, so 08 splits them without shifting.
+// The registered row of step 08 or 09, the two copy-engine steps the tests below run.
+const variant& copy_engine_step(int step) {
+  return find_variant(step == 8 ? "stencil/cuda/08_tma_planes" : "stencil/cuda/09_plane_pairs");
+}
+
 template <int Step>
 void from_16_bytes_past_a_sector(const problem& p, const operands& x, const launch_context& launch) {
   const auto bytes = static_cast<std::size_t>(p.stored_elements() * p.element_bytes());
   buffer<unsigned char> moved(memory_kind::device, bytes + 32);
   copy_bytes(moved.data() + 16, memory_kind::device, x.in, memory_kind::device, bytes);
-  find_variant(Step == 8 ? "stencil/cuda/08_tma_planes" : "stencil/cuda/09_plane_pairs")
-      .run(p, {moved.data() + 16, x.out}, launch);
+  copy_engine_step(Step).run(p, {moved.data() + 16, x.out}, launch);
 }
 
 // A grid for the two tests below, dense or pitched (elements from a row to the next).
@@ -161,7 +165,7 @@ struct copy_engine_grid {
 // point checked; `how` names the way `run` calls the step in a failure's message.
 void check_copy_engine_step(int step, decltype(variant::run) run, const char* how,
                             const std::vector<copy_engine_grid>& grids, int& checked) {
-  variant v = find_variant(step == 8 ? "stencil/cuda/08_tma_planes" : "stencil/cuda/09_plane_pairs");
+  variant v = copy_engine_step(step);
   v.run = run;
   const std::vector<const char*> radii = step == 8 ? std::vector<const char*>{"1", "2"} : std::vector<const char*>{"3", "4"};
   for (const auto& grid : grids) {
@@ -188,7 +192,7 @@ TEST(GpuStencilSplitRows, ReadGridsThatStartOnASectorOr16BytesPastOne) {
                                                {{{128, 9, 7}}, "float", "132"}, {{{64, 9, 7}}, "double", "66"}};
   int checked = 0;
   for (const int step : {8, 9}) {
-    const auto where_it_lies = find_variant(step == 8 ? "stencil/cuda/08_tma_planes" : "stencil/cuda/09_plane_pairs").run;
+    const auto where_it_lies = copy_engine_step(step).run;
     const auto moved = step == 8 ? from_16_bytes_past_a_sector<8> : from_16_bytes_past_a_sector<9>;
     ASSERT_NO_FATAL_FAILURE(check_copy_engine_step(step, where_it_lies, "read where it lies", grids, checked));
     ASSERT_NO_FATAL_FAILURE(check_copy_engine_step(step, moved, "read 16 bytes past a sector", grids, checked));
@@ -204,7 +208,7 @@ template <int Step, int Sms>
 void on_few_sms(const problem& p, const operands& x, const launch_context& launch) {
   launch_context few = launch;
   few.sm_count = Sms;
-  find_variant(Step == 8 ? "stencil/cuda/08_tma_planes" : "stencil/cuda/09_plane_pairs").run(p, x, few);
+  copy_engine_step(Step).run(p, x, few);
 }
 
 TEST(GpuStencilTileRowGroups, MatchTheReferenceOnOneAndTwoSms) {
