@@ -54,8 +54,13 @@ void tma_planes(const problem& p, const operands& x, const launch_context& launc
       // halo rows and the 2r planes each chunk re-reads are more likely still in the L2 when a neighbour
       // or the next chunk reads them; longer chunks let blocks drift further apart in z. They lost on a
       // plane wider than one wave of blocks too (2048 x 1100 x 1000, 200-plane chunks: 5.32 ms against
-      // 5.08 in float; docs/stencil.md, "Grids beyond 2^31 points").
-      tma::run<T, R, rows, 1, blocks>(p, x, launch, R <= 2 ? 6 * R : 8 * R);
+      // 5.08 in float; docs/stencil.md, "Grids beyond 2^31 points"). 6r was chosen on an H200; where the
+      // DRAM is slow beside the SMs (an H100) 5r ran faster: radius 1 at 512^3 96.5% -> 97.4% of the copy
+      // bandwidth in float and 97.0% -> 97.8% in double, radius 2 in float 93.8% -> 95.2%, at 1000 x 700
+      // x 300 and 2048 x 1100 x 160 radius 1 by 0.7-1.4 points; radius 2 there lost 0.05-0.4 (H100, the
+      // chunk trials in docs/stencil.md). On the H200 5r lost 0.8-1.1 points to 6r.
+      const int per_radius = tma::dram_slow_beside_sms() ? 5 : 6;
+      tma::run<T, R, rows, 1, blocks>(p, x, launch, R <= 2 ? per_radius * R : 8 * R);
     }
   });
 }

@@ -80,26 +80,18 @@
 // the kernel waits on memory, and shorter chunks keep each wave's blocks at one depth; on the H200 the
 // SMs set the pace, and a chunk's ring fill and its 2r halo planes through shared memory cost it time.
 // The threshold between the two (16 bytes an SM clock) rests on those two GPUs alone.
+//
+// v11: 40 planes at radius 3-4 in both types where the DRAM is slow beside the SMs (v10's rule). v8 had
+// swept float at radius 4 only at 64, 96 and 128 (within 0.3 points of each other) and radius 3 not at
+// all. Swept alternately on an H100, two rounds: float at radius 4 at 512^3 85.9% (96) -> 86.9% (40), at
+// 508 x 509 x 511 83.6-84.1% -> 85.7-86.0% (32-48 alike, 56 85.5%, 64 83.9%: the gain comes below 64);
+// radius 3 at 508 x 509 x 511 84.2-84.6% -> 87.1-87.7% in float and 85.4% -> 88.1% in double, at 512^3
+// double 85.0% -> 87.0% and float 92.3% -> 92.0%; at 1000 x 700 x 300 and 2048 x 1100 x 160, 3.2-5.3
+// points at radius 3 and at radius 4 in float (docs/stencil.md).
 
-#include "swath/core/device.hpp"
 #include "tma_planes.cuh"
 
 namespace swath::stencil::cuda {
-namespace {
-
-// DRAM bytes per SM clock, from the device's peak figures (double data rate): 12.8 on an H100 SXM,
-// 18.4 on an H200. Asked once, of the device current at the first call; 0 where it cannot be asked.
-double dram_bytes_per_sm_clock() {
-  static const double ratio = [] {
-    const std::optional<gpu_info> gpu = query_gpu();
-    if (!gpu || gpu->sm_count <= 0 || gpu->sm_clock_khz <= 0) return 0.0;
-    const double dram_bytes_per_second = 2.0 * gpu->memory_clock_khz * 1e3 * gpu->memory_bus_bits / 8;
-    return dram_bytes_per_second / (static_cast<double>(gpu->sm_count) * gpu->sm_clock_khz * 1e3);
-  }();
-  return ratio;
-}
-
-}  // namespace
 
 void plane_pairs(const problem& p, const operands& x, const launch_context& launch) {
   const support fits = aligned_wide_star_3d(p);
@@ -110,9 +102,8 @@ void plane_pairs(const problem& p, const operands& x, const launch_context& laun
       // (129-168) and a deep ring: with the 16-byte pad 17-19 slots, 7-8 planes in flight beyond the
       // 2r + 2 read. The line pad (rows starting on a line) leaves 12-13 slots; it pays only where the
       // rows are themselves line-aligned, and measured so only at radius 3 in float. Chunks of 96 planes
-      // (32r at radius 3, 24r at radius 4; v6 above); at radius 4 in double 40 where DRAM gives under
-      // 16 bytes an SM clock (v8-v10 above).
-      const int chunk = R == 4 && sizeof(T) == 8 && dram_bytes_per_sm_clock() < 16 ? 40 : 96;
+      // (32r at radius 3, 24r at radius 4; v6 above); 40 where the DRAM is slow beside the SMs (v8-v11).
+      const int chunk = tma::dram_slow_beside_sms() ? 40 : 96;
       if constexpr (R == 3 && sizeof(T) == 4) {
         const bool line_aligned_rows = p.grid.width * static_cast<std::int64_t>(sizeof(T)) % 128 == 0;
         if (line_aligned_rows) return tma::run<T, R, 2, 2, 1, true>(p, x, launch, chunk);

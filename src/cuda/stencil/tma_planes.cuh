@@ -31,6 +31,7 @@
 
 #include "../core/bulk_copy.cuh"
 #include "stencil_cuda.cuh"
+#include "swath/core/device.hpp"
 
 namespace swath::stencil::cuda::tma {
 
@@ -38,6 +39,27 @@ using swath::cuda::arrive;
 using swath::cuda::arrive_expecting;
 using swath::cuda::shared_address;
 using swath::cuda::wait_phase;
+
+// DRAM bytes per SM clock, from the device's peak figures (double data rate): 12.8 on an H100 SXM,
+// 18.4 on an H200, whose SMs, clocks and L2 are the same. Asked once, of the device current at the first
+// call; 0 where it cannot be asked.
+inline double dram_bytes_per_sm_clock() {
+  static const double ratio = [] {
+    const std::optional<gpu_info> gpu = query_gpu();
+    if (!gpu || gpu->sm_count <= 0 || gpu->sm_clock_khz <= 0) return 0.0;
+    const double dram_bytes_per_second = 2.0 * gpu->memory_clock_khz * 1e3 * gpu->memory_bus_bits / 8;
+    return dram_bytes_per_second / (static_cast<double>(gpu->sm_count) * gpu->sm_clock_khz * 1e3);
+  }();
+  return ratio;
+}
+
+// Whether the DRAM is slow beside the SMs: under 16 bytes an SM clock. Both steps take shorter z-chunks
+// there: on an H100 08 ran faster at radius 1-2 with 5r planes than with 6r, and 09 with 40 than with
+// 96, where on an H200 6r and 96 were the faster (docs/stencil.md, 09 v10-v11). Our reading: where the
+// kernel waits on memory, short chunks keep each wave's blocks at one depth, so the halo rows and planes
+// they share are still in the L2; where the SMs set the pace, each chunk's ring fill and its 2r halo
+// planes through shared memory cost time. The threshold rests on those two GPUs alone.
+inline bool dram_slow_beside_sms() { return dram_bytes_per_sm_clock() < 16; }
 
 // Rows tile rows per compute warp, Planes output planes per step, Blocks blocks per SM (the register
 // allocator is held to it, and the ring takes the shared memory they leave). LinePad: whether the
