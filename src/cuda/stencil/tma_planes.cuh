@@ -55,10 +55,8 @@ inline double dram_bytes_per_sm_clock() {
 
 // Whether the DRAM is slow beside the SMs: under 16 bytes an SM clock. Both steps take shorter z-chunks
 // there: on an H100 08 ran faster at radius 1-2 with 5r planes than with 6r, and 09 with 40 than with
-// 96, where on an H200 6r and 96 were the faster (docs/stencil.md, 09 v10-v11). Our reading: where the
-// kernel waits on memory, short chunks keep each wave's blocks at one depth, so the halo rows and planes
-// they share are still in the L2; where the SMs set the pace, each chunk's ring fill and its 2r halo
-// planes through shared memory cost time. The threshold rests on those two GPUs alone.
+// 96, where on an H200 6r and 96 were the faster. Why we think so, and that the threshold rests on those
+// two GPUs alone: 09_plane_pairs.cu, v10-v11.
 inline bool dram_slow_beside_sms() { return dram_bytes_per_sm_clock() < 16; }
 
 // Rows tile rows per compute warp, Planes output planes per step, Blocks blocks per SM (the register
