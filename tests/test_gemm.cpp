@@ -247,31 +247,47 @@ TEST(GpuGemmWaveFittedTiles, EveryPairOfCopyModesMatchesTheReference) {
                {{{257, 129, 131}}, "narrow=auto op=tt"}});
 }
 
-// Step 14's copy engine reads each operand as rows along its wide dimension, 16-byte multiples apart:
-// as stored (op(A) transposed, op(B) as is, aligned rows) or rewritten so first. Every op, packed and
-// padded rows (lda or ldb 7 longer: rewritten), boxes that hang over every edge (M, N and K that no
-// tile divides, K = 1 and 3: one partial slice), K deep enough that the 3 stages wrap many times
-// (1000: 32 slices), a tile grid of several rows and columns, a Zigzag block order, a K deeper than
-// the rewrite's grid (65535 blocks of 32), and tma=off and auto, which run step 13 at these sizes.
+// Steps 14 and 15 read each operand through the copy engine as rows along its wide dimension, 16-byte
+// multiples apart: as stored (op(A) transposed, op(B) as is, aligned rows) or rewritten so first. Every
+// op, packed and padded rows (lda or ldb 7 longer: rewritten), boxes that hang over every edge (M, N
+// and K that no tile divides, K = 1 and 3: one partial slice), K deep enough that the stages wrap many
+// times (1000), a tile grid of several rows and columns, a Zigzag block order, a K deeper than the
+// rewrite's grid (65535 blocks of 32), and tma=off and auto, which run step 13 at these sizes.
+void check_copy_engine_cases(const variant& v) {
+  // The comments say which operands are rewritten before the product.
+  check_cases(v, {{{{1, 1, 1}}, "tma=on"},                                    // both (ldb 1)
+                  {{{7, 1, 5}}, "tma=on op=tn"},                              // both (lda 7, ldb 1)
+                  {{{512, 256, 64}}, "tma=on op=tn alpha=0.5"},               // neither: whole tiles
+                  {{{600, 300, 45}}, "tma=on op=tn beta=1"},                  // neither
+                  {{{600, 301, 45}}, "tma=on op=tn"},                         // B (ldb 301)
+                  {{{301, 600, 64}}, "tma=on op=tn beta=0.5"},                // A (lda 301)
+                  {{{520, 260, 3}}, "tma=on op=nt beta=1"},                   // both
+                  {{{520, 260, 45}}, "tma=on op=tt ld=padded"},               // both
+                  {{{257, 129, 131}}, "tma=on ld=padded alpha=2 beta=0.25"},  // A (ldb 136 is whole 16 bytes)
+                  {{{61, 3, 1000}}, "tma=on"},                                // both (ldb 3)
+                  {{{1000, 1000, 1003}}, "tma=on"},                           // A; 4 x 8 tiles
+                  {{{600, 300, 45}}, "tma=on order=zigzag column_width=256 op=nt"},
+                  {{{3, 2, 2100000}}, "tma=on"},                              // both; K past 65535 blocks of 32
+                  {{{600, 300, 45}}, "tma=off"},
+                  {{{257, 129, 131}}, "tma=auto op=tt"}});
+}
+
+// Step 14: 32-deep slices in 3 stages (1000 and 1003 deep: 32 slices).
 TEST(GpuGemmCopyEngine, EveryStorageOrderAndRaggedEdgeMatchesTheReference) {
   SWATH_SKIP_WITHOUT_GPU();
-  // The comments say which operands are rewritten before the product.
-  check_cases(find_variant("gemm/cuda/14_copy_engine"),
-              {{{{1, 1, 1}}, "tma=on"},                                    // both (ldb 1)
-               {{{7, 1, 5}}, "tma=on op=tn"},                              // both (lda 7, ldb 1)
-               {{{512, 256, 64}}, "tma=on op=tn alpha=0.5"},               // neither: whole tiles
-               {{{600, 300, 45}}, "tma=on op=tn beta=1"},                  // neither
-               {{{600, 301, 45}}, "tma=on op=tn"},                         // B (ldb 301)
-               {{{301, 600, 64}}, "tma=on op=tn beta=0.5"},                // A (lda 301)
-               {{{520, 260, 3}}, "tma=on op=nt beta=1"},                   // both
-               {{{520, 260, 45}}, "tma=on op=tt ld=padded"},               // both
-               {{{257, 129, 131}}, "tma=on ld=padded alpha=2 beta=0.25"},  // A (ldb 136 is whole 16 bytes)
-               {{{61, 3, 1000}}, "tma=on"},                                // both (ldb 3); 32 slices
-               {{{1000, 1000, 1003}}, "tma=on"},                           // A; 4 x 8 tiles, 32 slices
-               {{{600, 300, 45}}, "tma=on order=zigzag column_width=256 op=nt"},
-               {{{3, 2, 2100000}}, "tma=on"},                              // both; K past 65535 blocks of 32
-               {{{600, 300, 45}}, "tma=off"},
-               {{{257, 129, 131}}, "tma=auto op=tt"}});
+  check_copy_engine_cases(find_variant("gemm/cuda/14_copy_engine"));
+}
+
+// Step 15: a producer warpgroup feeds 8 stages of 16-deep slices (1000 and 1003 deep: 63 slices, the
+// ring wraps 7 times), and K that leaves a partial last slice (44 = 2 · 16 + 12; 4, under one).
+TEST(GpuGemmProducerWarp, EveryStorageOrderAndRaggedEdgeMatchesTheReference) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const variant& v = find_variant("gemm/cuda/15_producer_warp");
+  check_copy_engine_cases(v);
+  check_cases(v, {{{{600, 300, 64}}, "tma=on"},                       // A; edge tile rows
+                  {{{600, 301, 44}}, "tma=on op=nt beta=1"},          // both
+                  {{{257, 129, 4}}, "tma=on alpha=0.5"},              // both (ldb 129)
+                  {{{1100, 700, 100}}, "tma=on beta=1 order=zigzag column_width=256"}});
 }
 
 void skips_last_column(const problem& p, const operands& x, const launch_context& launch) {

@@ -70,8 +70,8 @@ struct problem {
   // Step 13: 256 × 96 tiles, one block each (pays when they fill the SMs' waves and 256 × 128 tiles
   // do not).
   path_choice narrow_tiles = path_choice::automatic;
-  // Step 14: the copy engine's kernel (pays where its 256 × 128 tiles make two or more full waves and
-  // rewriting the operands it cannot read as stored costs little beside the product).
+  // Steps 14-15: the copy engine's kernels (pay where their 256 × 128 tiles make two or more full waves
+  // and rewriting the operands they cannot read as stored costs little beside the product).
   path_choice copy_engine = path_choice::automatic;
 };
 

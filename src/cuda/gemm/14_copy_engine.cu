@@ -44,11 +44,13 @@
 #include <string>
 
 #include "../core/bulk_copy.cuh"
-#include "async_pipeline.cuh"
+#include "copy_engine.cuh"
 #include "swath/core/buffer.hpp"
 
 namespace swath::gemm::cuda {
 namespace {
+
+constexpr int threads = 256;  // 8 warps of 64 × 64, 8 × 16 results a lane
 
 using swath::cuda::arrive;
 using swath::cuda::arrive_expecting;
@@ -58,22 +60,6 @@ using swath::cuda::phase_complete;
 using swath::cuda::tensor_load_2d;
 using swath::cuda::tensor_map_encoder;
 using swath::cuda::wait_phase;
-
-// Step 10's block: 256 × 128 tiles, 8 warps of 64 × 64, 8 × 16 results a lane.
-constexpr int tile_m = 256, tile_n = 128, threads = 256;
-
-template <int BlockK, int Stages>
-struct engine_shape {
-  // Panels depth-major and dense, as the boxes land: a lane's reads are 8 (A) and 4 (B) distinct
-  // 16-byte pieces side by side, so no padding is needed against bank conflicts.
-  static constexpr int a_floats = BlockK * tile_m, b_floats = BlockK * tile_n;
-  static constexpr int stage_floats = a_floats + b_floats;
-  static constexpr unsigned stage_bytes = stage_floats * 4;
-  static constexpr unsigned barriers_at = Stages * stage_bytes;  // full[Stages], then empty[Stages]
-  static constexpr int shared_bytes = static_cast<int>(barriers_at) + 2 * Stages * 8;
-  static_assert(stage_bytes % 1024 == 0, "every panel starts 128-byte aligned, as the copy engine needs");
-  static_assert(BlockK <= 256, "a box is at most 256 elements along either dimension");
-};
 
 template <int BlockK, int Stages>
 __global__ void __launch_bounds__(threads, 1)
@@ -125,56 +111,35 @@ __global__ void __launch_bounds__(threads, 1)
   };
 
   float sum[8][16] = {};
-  float a_values[2][8], b_values[2][16];
-  const auto read_fragments = [&](const float* stage, int kk, float(&a_out)[8], float(&b_out)[16]) {
-    read_eight(stage + kk * tile_m + row0, 32, a_out);
-    SWATH_UNROLL
-    for (int j = 0; j < 4; ++j) {
-      const float4 four = *reinterpret_cast<const float4*>(stage + s::a_floats + kk * tile_n + column0 + 16 * j);
-      b_out[4 * j] = four.x, b_out[4 * j + 1] = four.y, b_out[4 * j + 2] = four.z, b_out[4 * j + 3] = four.w;
-    }
-  };
-  // The stage being read and its "full" phase's parity.
-  int stage = 0;
-  unsigned parity = 0;
-  const float* reading = stages;
-  wait_phase(full, 0);
-  read_fragments(reading, 0, a_values[0], b_values[0]);
-  for (int slice = 0; slice < slices; ++slice) {
-    bool next_landed = false;
-    SWATH_UNROLL
-    for (int kk = 0; kk < BlockK; ++kk) {
-      // Asked a slice early, the checks' latency hides behind the FMAs: whether the next stage has
-      // landed, and (thread 0) whether a stage is free to refill, twice a slice, without waiting.
-      if (kk == 1) {
-        const int next = stage + 1 == Stages ? 0 : stage + 1;
-        next_landed = slice + 1 < slices && phase_complete(full + 8 * next, next == 0 ? parity ^ 1 : parity);
-      }
-      if (t == 0 && (kk == 1 || kk == BlockK / 2 + 1)) refill(slice, false);
-      if (kk == BlockK - 1) {
-        // This thread's reads of the stage were issued at kk - 1; the release of the arrival orders
-        // them before the copy engine's refill.
-        arrive(empty + 8 * stage);
-        if (++stage == Stages) stage = 0, parity ^= 1;
-        if (slice + 1 < slices) {
-          // Slice + 1 must have been asked for before thread 0 waits for it.
-          if (t == 0) {
-            while (fill_slice <= slice + 1) refill(slice + 1, true);
-          }
-          if (!next_landed) wait_phase(full + 8 * stage, parity);
+  // Thread 0 asks twice a slice, without waiting, whether a stage is free to refill; and slice + 1
+  // must have been asked for before it waits for it.
+  multiply_slices<BlockK, Stages>(
+      stages, full, empty, slices, row0, column0, sum,
+      [&](int slice) {
+        if (t == 0) refill(slice, false);
+      },
+      [&](int slice) {
+        if (t == 0) {
+          while (fill_slice <= slice + 1) refill(slice + 1, true);
         }
-        reading = stages + stage * s::stage_floats;
-      }
-      // On the last slice this reads a stage nobody refills any more: harmless, and no branch.
-      read_fragments(reading, (kk + 1) % BlockK, a_values[(kk + 1) % 2], b_values[(kk + 1) % 2]);
-      SWATH_UNROLL
-      for (int q = 0; q < 16; ++q) {
-        SWATH_UNROLL
-        for (int r = 0; r < 8; ++r) sum[r][q] += a_values[kk % 2][r] * b_values[kk % 2][q];
-      }
-    }
-  }
+      });
   store_tile(p, c, c_vector_ok, i0, j0, row0, column0, sum);
+}
+
+template <int BlockK, int Stages>
+void launch(const problem& p, const operands& x, cudaStream_t stream) {
+  using s = engine_shape<BlockK, Stages>;
+  SWATH_EXPECTS(p.m <= 0x7fffffff && p.n <= 0x7fffffff && p.k <= 0x7fffffff - BlockK,
+                "gemm step 14: the copy engine's coordinates are 32-bit");
+  const operand_view a = view_of_a(p, x.a), b = view_of_b(p, x.b);
+  const CUtensorMap a_map = slices_of(deep_major_of(a, 0, stream), p.m, p.k, tile_m, BlockK);
+  const CUtensorMap b_map = slices_of(deep_major_of(b, 1, stream), p.n, p.k, tile_n, BlockK);
+  constexpr auto kernel = copy_engine_kernel<BlockK, Stages>;
+  static const int blocks_per_sm = prepare_kernel(kernel, threads, s::shared_bytes);
+  (void)blocks_per_sm;
+  kernel<<<blocks_for_tiles(p, tile_m, tile_n), threads, s::shared_bytes, stream>>>(p, a_map, b_map, x.c,
+                                                                                     aligned16(x.c, p.ldc));
+  SWATH_CHECK_LAST();
 }
 
 // One operand as deep-major rows: row d holds op(X)[d][0..wide) (op(A) transposed, op(B) as is).
@@ -220,12 +185,7 @@ float* workspace_for(int which, std::int64_t floats) {
 // whole number of 16 bytes apart (the copy engine's stride rule). Then deep_major_of rewrites it.
 bool rewritten(const operand_view& v) { return v.contiguous_in_depth || !v.vector_ok; }
 
-// The operand as the copy engine reads it: as stored where its rows run along the wide dimension and
-// lie a whole number of 16 bytes apart, else rewritten that way (rows padded to whole 128-byte lines).
-struct deep_major {
-  const float* data;
-  std::int64_t ld;
-};
+}  // namespace
 
 deep_major deep_major_of(const operand_view& v, int which, cudaStream_t stream) {
   if (!rewritten(v)) return {v.data, v.ld};
@@ -238,7 +198,6 @@ deep_major deep_major_of(const operand_view& v, int which, cudaStream_t stream) 
   return {to, ld};
 }
 
-// op(X)'s K × wide rows as a 2D tensor (wide along x), whose box is one stage's slice: Wide × BlockK.
 CUtensorMap slices_of(const deep_major& x, std::int64_t wide, std::int64_t deep, int box_wide, int box_deep) {
   CUtensorMap map{};
   const cuuint64_t extents[2] = {static_cast<cuuint64_t>(wide), static_cast<cuuint64_t>(deep)};
@@ -253,22 +212,6 @@ CUtensorMap slices_of(const deep_major& x, std::int64_t wide, std::int64_t deep,
   return map;
 }
 
-template <int BlockK, int Stages>
-void launch(const problem& p, const operands& x, cudaStream_t stream) {
-  using s = engine_shape<BlockK, Stages>;
-  SWATH_EXPECTS(p.m <= 0x7fffffff && p.n <= 0x7fffffff && p.k <= 0x7fffffff - BlockK,
-                "gemm step 14: the copy engine's coordinates are 32-bit");
-  const operand_view a = view_of_a(p, x.a), b = view_of_b(p, x.b);
-  const CUtensorMap a_map = slices_of(deep_major_of(a, 0, stream), p.m, p.k, tile_m, BlockK);
-  const CUtensorMap b_map = slices_of(deep_major_of(b, 1, stream), p.n, p.k, tile_n, BlockK);
-  constexpr auto kernel = copy_engine_kernel<BlockK, Stages>;
-  static const int blocks_per_sm = prepare_kernel(kernel, threads, s::shared_bytes);
-  (void)blocks_per_sm;
-  kernel<<<blocks_for_tiles(p, tile_m, tile_n), threads, s::shared_bytes, stream>>>(p, a_map, b_map, x.c,
-                                                                                     aligned16(x.c, p.ldc));
-  SWATH_CHECK_LAST();
-}
-
 // tma=auto's rule, from the H100's figures (docs/gemm.md, step 14): the kernel pays where
 //  - its 256 × 128 tiles fill at least 90% of the SMs' waves, and at least two waves: at 2048³ (one
 //    wave of 128 tiles, 64 slices each) it ran 5-10% behind step 13 in every op;
@@ -277,7 +220,7 @@ void launch(const problem& p, const operands& x, cudaStream_t stream) {
 //    a share of 64 · elements / (M·N·K). 16384 × 1024 × 8192 with op(A) rewritten (6.3%) ran 6% behind
 //    step 13; 4095³ with both rewritten (3.1%) 2% ahead, because step 13 copies B's unaligned rows
 //    float by float there.
-bool copy_engine_pays(const problem& p, const operands& x, std::int64_t sms) {
+static bool copy_engine_pays(const problem& p, const operands& x, std::int64_t sms) {
   const std::int64_t tiles = tile_grid(p, tile_m, tile_n).count();
   if (tiles < 2 * sms || wave_fill(tiles, sms) < full_enough) return false;
   const double rewritten_elements = (rewritten(view_of_a(p, x.a)) ? static_cast<double>(p.m) * p.k : 0.0) +
@@ -285,12 +228,13 @@ bool copy_engine_pays(const problem& p, const operands& x, std::int64_t sms) {
   return 64.0 * rewritten_elements / (static_cast<double>(p.m) * p.n * p.k) <= 0.04;
 }
 
-}  // namespace
+bool copy_engine_chosen(const problem& p, const operands& x, const launch_context& launch_on) {
+  return p.copy_engine == problem::path_choice::always ||
+         (p.copy_engine == problem::path_choice::automatic && copy_engine_pays(p, x, std::max(launch_on.sm_count, 1)));
+}
 
 void copy_engine(const problem& p, const operands& x, const launch_context& launch_on) {
-  const std::int64_t sms = std::max(launch_on.sm_count, 1);
-  if (p.copy_engine == problem::path_choice::always ||
-      (p.copy_engine == problem::path_choice::automatic && copy_engine_pays(p, x, sms))) {
+  if (copy_engine_chosen(p, x, launch_on)) {
     // 32-deep slices in 3 stages of 48 KiB: the fastest of the eleven shapes timed (8-48 deep, 3-8
     // stages; docs/gemm.md, step 14).
     launch<32, 3>(p, x, stream_of(launch_on));
