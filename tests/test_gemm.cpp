@@ -290,6 +290,33 @@ TEST(GpuGemmProducerWarp, EveryStorageOrderAndRaggedEdgeMatchesTheReference) {
                   {{{1100, 700, 100}}, "tma=on beta=1 order=zigzag column_width=256"}});
 }
 
+// Step 16 runs step 15's kernel for the full waves and cuts the last wave's tiles along K, shared
+// evenly over the grid (blocks=N, so the cases do not depend on the GPU's SM count). Comments give the
+// tiles, slices a tile (16 deep), the shared tiles and each block's run: runs that start and end inside
+// tiles, go on from one tile into the next, and cover a whole tile; 3 and 13 parts a tile; a share
+// under 16 slices (whole tiles only).
+TEST(GpuGemmBalancedTail, EverySplitOfTheLastWaveMatchesTheReference) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const variant& v = find_variant("gemm/cuda/16_balanced_tail");
+  check_copy_engine_cases(v);
+  check_cases(v, {{{{1000, 1000, 1003}}, "tma=on blocks=5"},              // 32 tiles of 63: 30 whole, 2 in runs of 25
+                  {{{600, 300, 1000}}, "tma=on blocks=7 op=tt beta=1"},   // 9 of 63: 7 whole, 2 in runs of 18
+                  {{{520, 260, 2000}}, "tma=on blocks=20 op=nt"},         // 9 of 125, all shared: runs of 56
+                  {{{1, 1, 5000}}, "tma=on blocks=13"},                   // 1 of 313: 13 parts of 24
+                  {{{600, 301, 1100}}, "tma=on blocks=4 op=tn ld=padded alpha=0.5"},  // 9 of 69: 8 whole, 1 in runs of 17
+                  {{{2100, 1000, 500}}, "tma=on blocks=16 order=zigzag column_width=256"},  // 72 of 32: 64 whole, 8 in halves
+                  {{{300, 700, 40}}, "tma=on blocks=7"},                  // 12 of 3: shares too short, whole tiles
+                  {{{3000, 2000, 300}}, "tma=on blocks=100 beta=0.5"}});  // 192 of 19: 100 whole, 92 in runs of 17
+}
+
+// The parts are added in block order whichever block adds them: the same bits on every run.
+TEST(GpuGemmBalancedTail, TheSameInputsGiveTheSameBitsEveryRun) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const variant& v = find_variant("gemm/cuda/16_balanced_tail");
+  check_same_bits_every_run(v, make_problem(v, {{{1000, 1000, 1003}}, "tma=on blocks=5"}));
+  check_same_bits_every_run(v, make_problem(v, {{{520, 260, 2000}}, "tma=on blocks=20"}));
+}
+
 void skips_last_column(const problem& p, const operands& x, const launch_context& launch) {
   problem narrower = p;
   narrower.n = p.n - 1;

@@ -219,7 +219,7 @@ class gemm_family final : public bench::family {
   [[nodiscard]] std::string_view size_help() const override { return "MxNxK (C is M x N, the inner dimension K), or N for N^3"; }
   [[nodiscard]] std::string_view parameter_help() const override {
     return "op=nn|nt|tn|tt (op(A), op(B): n as stored, t transposed), alpha=X, beta=X, ld=packed|padded (rows "
-           "padded by 7 elements), order=row|column|zigzag (CUDA block order), policy=auto|MxNxK (step 08's block tile), blocks=auto|N (step 11's grid), strip=auto|on|off (step 12's narrow strip), narrow=auto|on|off (step 13's 256x96 tiles), tma=auto|on|off (steps 14-15's copy-engine kernels), column_width=model|N, tile=model|N, "
+           "padded by 7 elements), order=row|column|zigzag (CUDA block order), policy=auto|MxNxK (step 08's block tile), blocks=auto|N (the grid of step 11, and of step 16's tail), strip=auto|on|off (step 12's narrow strip), narrow=auto|on|off (step 13's 256x96 tiles), tma=auto|on|off (steps 14-15's copy-engine kernels), column_width=model|N, tile=model|N, "
            "cache=L1|L2|L3|<bytes>[K|M|G] (a CUDA step's L2 is the GPU's)";
   }
   [[nodiscard]] std::vector<std::string> configurations(const variant_info&,

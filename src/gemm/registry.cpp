@@ -36,6 +36,7 @@ const variant table[] = {
   {{"gemm/cuda/13_wave_fitted_tiles", cuda, "12, or 256 x 96 x 16 tiles (8 x 12 a thread, edge tiles moved inside) where they fill the SMs' waves and 256 x 128 do not; narrow=auto|on|off", "sgemm", per_k, false, device_memory}, any_gemm, cuda::wave_fitted_tiles, gemm_work},
   {{"gemm/cuda/14_copy_engine", cuda, "13, or 10's tile and micro-tile fed by the copy engine (TMA boxes, mbarriers, no block barrier, 32-deep slices) where its tiles make 2+ full waves and the operands' rewrite is cheap; tma=auto|on|off", "sgemm", per_k, false, device_memory}, any_gemm, cuda::copy_engine, gemm_work},
   {{"gemm/cuda/15_producer_warp", cuda, "14 with a producer warpgroup feeding the copy engine (setmaxnreg: 24 registers it, 240 the compute warps), 16-deep slices in 8 stages; tma=auto|on|off", "sgemm", per_k, false, device_memory}, any_gemm, cuda::producer_warp, gemm_work},
+  {{"gemm/cuda/16_balanced_tail", cuda, "15 for the full waves, then the last wave's tiles cut along K and shared evenly over the SMs (stream-K on 15's warps); blocks=N, tma=auto|on|off", "sgemm", per_k, false, device_memory}, any_gemm, cuda::balanced_tail, gemm_work},
   {{"gemm/cuda/vendor_cublas",  cuda, "cuBLAS: cublasSgemm, pedantic FP32 (no TF32)",                        "sgemm", per_k, true,  device_memory}, any_gemm, cuda::cublas_sgemm, gemm_work},
 #endif
 };

@@ -25,5 +25,6 @@ void narrow_strip(const problem&, const operands&, const launch_context&);     /
 void wave_fitted_tiles(const problem&, const operands&, const launch_context&); // 13_wave_fitted_tiles.cu
 void copy_engine(const problem&, const operands&, const launch_context&);      // 14_copy_engine.cu
 void producer_warp(const problem&, const operands&, const launch_context&);    // 15_producer_warp.cu
+void balanced_tail(const problem&, const operands&, const launch_context&);    // 16_balanced_tail.cu
 void cublas_sgemm(const problem&, const operands&, const launch_context&);     // vendor_cublas.cpp
 }  // namespace swath::gemm::cuda

@@ -32,121 +32,12 @@
 // instead of 4 and 16, −3%. Outcome (H200, docs/gemm.md): 8191 × 257 × 4099 as predicted, 0.60 ms;
 // 1000 × 3000 × 700 0.123 ms, 20 µs short of the prediction; the large shapes 3% *slower* when split,
 // which is why they run step 10.
-#include <cuda/atomic>
-
 #include <algorithm>
-#include <mutex>
 
-#include "async_pipeline.cuh"
-#include "swath/core/buffer.hpp"
+#include "stream_k.cuh"
 
 namespace swath::gemm::cuda {
 namespace {
-
-// The shortest share of K slices worth cutting a tile for.
-constexpr std::int64_t smallest_share = 16;
-
-// How the tiles are shared out, decided on the host per launch.
-struct stream_k_plan {
-  std::int64_t slices = 0;        // K slices a tile
-  std::int64_t whole_tiles = 0;   // the first tiles in block order, one block each, in rounds of the grid
-  std::int64_t shared_tiles = 0;  // the rest, whose slices are split evenly over the grid
-  float* partials = nullptr;      // two slots a block, one tile of sums each
-  int* arrivals = nullptr;        // a counter per shared tile, 0 between launches
-
-  // Block `block`'s share of the shared tiles' slices is [share_start(block), share_start(block + 1)).
-  [[nodiscard]] SWATH_HD_INLINE std::int64_t share_start(std::int64_t block, std::int64_t grid) const {
-    return block * (shared_tiles * slices) / grid;
-  }
-  // The block whose share holds slice `g`: the last block with share_start(block) ≤ g, i.e.
-  // block · total < (g + 1) · grid.
-  [[nodiscard]] SWATH_HD_INLINE std::int64_t owner(std::int64_t g, std::int64_t grid) const {
-    const std::int64_t total = shared_tiles * slices;
-    return ((g + 1) * grid + total - 1) / total - 1;
-  }
-};
-
-// A part of shared tile `tile` from block `block`: the block's first slot when its share starts inside
-// the tile (or at its start), its second when the share ends there. A slot holds thread t's sum
-// (r, q) at (r·ThreadN + q)·Threads + t.
-template <int Floats>
-__device__ __forceinline__ float* slot_of(const stream_k_plan& plan, std::int64_t block, std::int64_t tile) {
-  const bool starts_here = plan.share_start(block, gridDim.x) >= tile * plan.slices;
-  return plan.partials + (2 * block + (starts_here ? 0 : 1)) * Floats;
-}
-
-// Float by float: a 16-byte store needs the four sums in four consecutive registers, and that constraint
-// alone changed ptxas's allocation of the main loop's accumulators and made every size 17% slower.
-template <int Threads, int ThreadN>
-__device__ __forceinline__ void store_part(const stream_k_plan& plan, std::int64_t tile, const float (&sum)[8][ThreadN]) {
-  float* mine = slot_of<Threads * 8 * ThreadN>(plan, blockIdx.x, tile);
-  const int t = static_cast<int>(threadIdx.x);
-  SWATH_UNROLL
-  for (int r = 0; r < 8; ++r) {
-    SWATH_UNROLL
-    for (int q = 0; q < ThreadN; ++q) __stcg(mine + (r * ThreadN + q) * Threads + t, sum[r][q]);
-  }
-}
-
-// After a block has stored its part of shared tile `tile`: a ticket on the tile's counter, and the
-// last block to arrive adds every part in block order, ((part first + part first+1) + ...), the same
-// order whoever adds, and writes C. Not inlined, which keeps the kernel at 236 registers (254 inlined).
-// A function that is not inlined gets the kernel's parameters by reference, i.e. in the kernel's
-// local memory: the problem and the plan are copied into registers first. Read through the references,
-// every one of C's 32 four-wide stores reloaded m, n, ldc, alpha and beta from local memory, one
-// dependent load after another, and the kernel ran 4-5 µs longer at 1000 × 3000 × 700 and
-// 1024 × 3072 × 176 (H200, docs/gemm.md).
-template <int Threads, int ThreadN>
-__device__ __noinline__ void settle_shared_tile(const problem& problem_in_local_memory, float* c, bool c_vector_ok,
-                                                const stream_k_plan& plan_in_local_memory, std::int64_t tile,
-                                                std::int64_t i0, std::int64_t j0, int row0, int column0) {
-  const problem p = problem_in_local_memory;
-  const stream_k_plan plan = plan_in_local_memory;
-  constexpr int floats = Threads * 8 * ThreadN, per_row = ThreadN / 4, per_round = 8;
-  static_assert(8 * per_row % per_round == 0, "whole rounds");
-  __shared__ int last_to_arrive;
-  const int t = static_cast<int>(threadIdx.x);
-  const std::int64_t grid = gridDim.x;
-  const std::int64_t first = plan.owner(tile * plan.slices, grid);
-  const std::int64_t last = plan.owner((tile + 1) * plan.slices - 1, grid);
-  ::cuda::atomic_ref<int, ::cuda::thread_scope_device> arrivals(plan.arrivals[tile]);
-  __threadfence();  // this thread's part is visible on the device...
-  __syncthreads();  // ...and everyone's, before the ticket
-  if (t == 0) {
-    last_to_arrive = arrivals.fetch_add(1, ::cuda::memory_order_acq_rel) == static_cast<int>(last - first);
-    if (last_to_arrive) arrivals.store(0, ::cuda::memory_order_relaxed);  // ready for the next launch
-  }
-  __syncthreads();
-  if (!last_to_arrive) return;
-  // Thread t adds up its own sums' places, 8 groups of four (32 loads in flight) at a time.
-  const auto element = [&](int group, int x) { return (group / per_row * ThreadN + group % per_row * 4 + x) * Threads + t; };
-  const float* first_part = slot_of<floats>(plan, first, tile);
-  SWATH_UNROLL
-  for (int round = 0; round < 8 * per_row / per_round; ++round) {
-    float4 total[per_round];
-    SWATH_UNROLL
-    for (int e = 0; e < per_round; ++e) {
-      const int group = round * per_round + e;
-      total[e] = make_float4(__ldcg(first_part + element(group, 0)), __ldcg(first_part + element(group, 1)),
-                             __ldcg(first_part + element(group, 2)), __ldcg(first_part + element(group, 3)));
-    }
-    // Every block after `first` starts its share inside the tile: its first slot.
-    for (std::int64_t from = first + 1; from <= last; ++from) {
-      const float* part = plan.partials + 2 * from * floats;
-      SWATH_UNROLL
-      for (int e = 0; e < per_round; ++e) {
-        const int group = round * per_round + e;
-        total[e].x += __ldcg(part + element(group, 0)), total[e].y += __ldcg(part + element(group, 1));
-        total[e].z += __ldcg(part + element(group, 2)), total[e].w += __ldcg(part + element(group, 3));
-      }
-    }
-    SWATH_UNROLL
-    for (int e = 0; e < per_round; ++e) {
-      const int group = round * per_round + e, r = group / per_row, j = group % per_row;
-      store_four(p, c, c_vector_ok, i0 + row0 + r % 4 + r / 4 * 32, j0 + column0 + 16 * j, total[e]);
-    }
-  }
-}
 
 template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages, copy_mode AMode, copy_mode BMode>
 __global__ void __launch_bounds__(pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>::threads,
@@ -193,38 +84,6 @@ __global__ void __launch_bounds__(pipeline_shape<BlockM, BlockN, BlockK, ThreadN
     }
     __syncthreads();  // everyone is done with the stages before the next tile's copies
   }
-}
-
-// The slots and counters, allocated for the largest grid asked for and kept. The counters start at 0
-// and every launch leaves them at 0; launches on different streams at the same time would share them.
-struct workspace {
-  float* partials;
-  int* arrivals;
-};
-workspace workspace_for(std::int64_t grid, std::int64_t slot_floats) {
-  static std::mutex guard;
-  static buffer<std::uint8_t> storage;
-  static std::int64_t grid_held = 0;
-  const std::lock_guard lock(guard);
-  // 2 · grid counters (at most grid + grid - 1 tiles are shared), rounded to 256 bytes, then the slots.
-  const auto counter_bytes = [](std::int64_t g) { return (2 * g * 4 + 255) / 256 * 256; };
-  if (grid > grid_held) {
-    const std::int64_t bytes = counter_bytes(grid) + 2 * grid * slot_floats * 4;
-    storage = buffer<std::uint8_t>(memory_kind::device, static_cast<std::size_t>(bytes));
-    SWATH_CUDA_CHECK(cudaMemset(storage.data(), 0, static_cast<std::size_t>(counter_bytes(grid))));
-    SWATH_CUDA_CHECK(cudaDeviceSynchronize());  // zeros before any stream's launch
-    grid_held = grid;
-  }
-  return {reinterpret_cast<float*>(storage.data() + counter_bytes(grid_held)), reinterpret_cast<int*>(storage.data())};
-}
-
-// The shared tiles: one round plus the remainder (each block gets 1-2 tiles' worth of slices), all the
-// tiles when there are fewer than the grid, none when the tiles divide into rounds or the shares would
-// be shorter than smallest_share.
-inline std::int64_t tiles_to_share(std::int64_t tiles, std::int64_t grid, std::int64_t slices) {
-  const std::int64_t rounds = tiles / grid, rest = tiles % grid;
-  const std::int64_t shared = rest == 0 ? 0 : (rounds == 0 ? tiles : grid + rest);
-  return shared * slices / grid < smallest_share ? 0 : shared;
 }
 
 template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages>

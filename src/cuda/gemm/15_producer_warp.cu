@@ -43,98 +43,15 @@
 // stored (no rewrite; rows of 16 depths with the copy engine's 64-byte swizzle, a lane's 8 rows read 4
 // depths at a time) was correct and 9% slower: a lane's 8 values of one depth then sit in registers 4
 // apart, in one register bank; the FMA order with B inner recovered half of the 19% that rows inner lost.
-#include <string>
-
-#include "../core/bulk_copy.cuh"
-#include "copy_engine.cuh"
+#include "producer_warp.cuh"
 
 namespace swath::gemm::cuda {
 namespace {
 
-using swath::cuda::arrive;
-using swath::cuda::arrive_expecting;
-using swath::cuda::fence_barrier_init;
-using swath::cuda::init_barrier;
-using swath::cuda::phase_complete;
-using swath::cuda::tensor_load_2d;
-using swath::cuda::wait_phase;
-
-// Warpgroups 0-1 compute (step 14's 8 warps and lanes), warpgroup 2 feeds the stages.
-constexpr int compute_threads = 256, threads = compute_threads + 128;
-constexpr int producer_registers = 24, compute_registers = 240;
-static_assert((producer_registers + 2 * compute_registers) * 32 <= 16384, "one sub-partition's register file");
-
-// setmaxnreg (sm_90a): every thread of a warpgroup runs it with the same count.
-template <int Registers>
-__device__ __forceinline__ void give_back_registers() {
-  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Registers));
-}
-template <int Registers>
-__device__ __forceinline__ void take_registers() {
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Registers));
-}
-
-template <int BlockK, int Stages>
-__global__ void __launch_bounds__(threads, 1)
-    producer_warp_kernel(problem p, const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
-                         float* c, bool c_vector_ok) {
-  using s = engine_shape<BlockK, Stages>;
-  extern __shared__ __align__(1024) float stages[];
-  const unsigned stages_address = shared_address(stages);
-  const unsigned full = stages_address + s::barriers_at, empty = full + Stages * 8;
-  const schedule::tile_coordinate tile = tile_for_block(p, blockIdx.x, tile_m, tile_n);
-  const int i0 = static_cast<int>(tile.y) * tile_m, j0 = static_cast<int>(tile.x) * tile_n;
-  const int t = static_cast<int>(threadIdx.x), warp = t / 32, lane = t % 32;
-  const int slices = static_cast<int>((p.k + BlockK - 1) / BlockK);
-
-  if (t == 0) {
-    for (int stage = 0; stage < Stages; ++stage) {
-      init_barrier(full + 8 * stage, 1);
-      init_barrier(empty + 8 * stage, compute_threads);
-    }
-    fence_barrier_init();
-  }
-  __syncthreads();  // the only block barrier: the mbarriers exist before anyone waits on them
-
-  if (warp >= compute_threads / 32) {
-    // The producer. Round r of a stage is refilled once the compute warps have released round r - 1,
-    // the "empty" phase of parity (r - 1) & 1.
-    give_back_registers<producer_registers>();
-    if (t != compute_threads) return;
-    int stage = 0, round = 0;
-    for (int slice = 0; slice < slices; ++slice) {
-      if (round > 0) wait_phase(empty + 8 * stage, (round - 1) & 1);
-      const unsigned a_panel = stages_address + static_cast<unsigned>(stage) * s::stage_bytes;
-      arrive_expecting(full + 8 * stage, s::stage_bytes);
-      tensor_load_2d(a_panel, &a_map, i0, slice * BlockK, full + 8 * stage);
-      tensor_load_2d(a_panel + s::a_floats * 4, &b_map, j0, slice * BlockK, full + 8 * stage);
-      if (++stage == Stages) stage = 0, ++round;
-    }
-    return;
-  }
-
-  // The compute warps: step 14's loop without thread 0's work.
-  take_registers<compute_registers>();
-  const int row0 = warp / 2 * 64 + lane / 4 * 4, column0 = warp % 2 * 64 + lane % 4 * 4;
-  float sum[8][16] = {};
-  multiply_slices<BlockK, Stages>(stages, full, empty, slices, row0, column0, sum, [](int) {}, [](int) {});
-  store_tile(p, c, c_vector_ok, i0, j0, row0, column0, sum);
-}
-
 template <int BlockK, int Stages>
 void launch(const problem& p, const operands& x, cudaStream_t stream) {
-  using s = engine_shape<BlockK, Stages>;
-  SWATH_EXPECTS(p.m <= 0x7fffffff && p.n <= 0x7fffffff && p.k <= 0x7fffffff - BlockK,
-                "gemm step 15: the copy engine's coordinates are 32-bit");
-  const operand_view a = view_of_a(p, x.a), b = view_of_b(p, x.b);
-  const CUtensorMap a_map = slices_of(deep_major_of(a, 0, stream), p.m, p.k, tile_m, BlockK);
-  const CUtensorMap b_map = slices_of(deep_major_of(b, 1, stream), p.n, p.k, tile_n, BlockK);
-  constexpr auto kernel = producer_warp_kernel<BlockK, Stages>;
-  static const int blocks_per_sm = prepare_kernel(kernel, threads, s::shared_bytes);
-  (void)blocks_per_sm;
-  kernel<<<blocks_for_tiles(p, tile_m, tile_n), threads, s::shared_bytes, stream>>>(p, a_map, b_map, x.c,
-                                                                                     aligned16(x.c, p.ldc));
-  SWATH_CHECK_LAST();
+  const slice_maps maps = slice_maps_of<BlockK>(p, x, stream);
+  launch_whole_tiles<BlockK, Stages>(p, maps, x.c, stream, blocks_for_tiles(p, tile_m, tile_n));
 }
 
 }  // namespace
