@@ -129,15 +129,11 @@ __global__ void __launch_bounds__(threads, 1)
 template <int BlockK, int Stages>
 void launch(const problem& p, const operands& x, cudaStream_t stream) {
   using s = engine_shape<BlockK, Stages>;
-  SWATH_EXPECTS(p.m <= 0x7fffffff && p.n <= 0x7fffffff && p.k <= 0x7fffffff - BlockK,
-                "gemm step 14: the copy engine's coordinates are 32-bit");
-  const operand_view a = view_of_a(p, x.a), b = view_of_b(p, x.b);
-  const CUtensorMap a_map = slices_of(deep_major_of(a, 0, stream), p.m, p.k, tile_m, BlockK);
-  const CUtensorMap b_map = slices_of(deep_major_of(b, 1, stream), p.n, p.k, tile_n, BlockK);
+  const slice_maps maps = slice_maps_of<BlockK>(p, x, stream);
   constexpr auto kernel = copy_engine_kernel<BlockK, Stages>;
   static const int blocks_per_sm = prepare_kernel(kernel, threads, s::shared_bytes);
   (void)blocks_per_sm;
-  kernel<<<blocks_for_tiles(p, tile_m, tile_n), threads, s::shared_bytes, stream>>>(p, a_map, b_map, x.c,
+  kernel<<<blocks_for_tiles(p, tile_m, tile_n), threads, s::shared_bytes, stream>>>(p, maps.a, maps.b, x.c,
                                                                                      aligned16(x.c, p.ldc));
   SWATH_CHECK_LAST();
 }

@@ -97,7 +97,20 @@ deep_major deep_major_of(const operand_view& v, int which, cudaStream_t stream);
 // op(X)'s K × wide rows as a 2D tensor (wide along x), whose box is one stage's slice: Wide × BlockK.
 CUtensorMap slices_of(const deep_major& x, std::int64_t wide, std::int64_t deep, int box_wide, int box_deep);
 
-// Whether a copy-engine kernel runs (steps 14 and 15; else step 13): always with tma=on, never with
+// The copy engine's view of op(A) and op(B) as slices BlockK deep, each rewritten first where it must
+// be (deep_major_of).
+struct slice_maps {
+  CUtensorMap a, b;
+};
+template <int BlockK>
+slice_maps slice_maps_of(const problem& p, const operands& x, cudaStream_t stream) {
+  SWATH_EXPECTS(p.m <= 0x7fffffff && p.n <= 0x7fffffff && p.k <= 0x7fffffff - BlockK,
+                "gemm steps 14-16: the copy engine's coordinates are 32-bit");
+  return {slices_of(deep_major_of(view_of_a(p, x.a), 0, stream), p.m, p.k, tile_m, BlockK),
+          slices_of(deep_major_of(view_of_b(p, x.b), 1, stream), p.n, p.k, tile_n, BlockK)};
+}
+
+// Whether a copy-engine kernel runs (steps 14-16; else step 13): always with tma=on, never with
 // tma=off, and with tma=auto where its 256 × 128 tiles pay: two or more waves at least 90% full, and
 // the rewrite of the operands at most ~4% of the product.
 bool copy_engine_chosen(const problem& p, const operands& x, const launch_context& launch_on);

@@ -72,19 +72,6 @@ __global__ void __launch_bounds__(producer_warp_threads, 1)
   store_tile(p, c, c_vector_ok, i0, j0, row0, column0, sum);
 }
 
-// The copy engine's view of op(A) and op(B) as slices BlockK deep, each rewritten first where it must
-// be (deep_major_of).
-struct slice_maps {
-  CUtensorMap a, b;
-};
-template <int BlockK>
-slice_maps slice_maps_of(const problem& p, const operands& x, cudaStream_t stream) {
-  SWATH_EXPECTS(p.m <= 0x7fffffff && p.n <= 0x7fffffff && p.k <= 0x7fffffff - BlockK,
-                "gemm steps 15-16: the copy engine's coordinates are 32-bit");
-  return {slices_of(deep_major_of(view_of_a(p, x.a), 0, stream), p.m, p.k, tile_m, BlockK),
-          slices_of(deep_major_of(view_of_b(p, x.b), 1, stream), p.n, p.k, tile_n, BlockK)};
-}
-
 // The first `blocks` tiles in block order, one block each.
 template <int BlockK, int Stages>
 void launch_whole_tiles(const problem& p, const slice_maps& maps, float* c, cudaStream_t stream, unsigned blocks) {
