@@ -83,12 +83,7 @@ __global__ void __launch_bounds__(producer_warp_threads, 1)
         const schedule::tile_coordinate at = tile_for_block(p, plan.whole_tiles + shared, tile_m, tile_n);
         i0 = static_cast<int>(at.y) * tile_m, j0 = static_cast<int>(at.x) * tile_n;
       }
-      if (round > 0) swath::cuda::wait_phase(empty + 8 * stage, (round - 1) & 1);
-      const unsigned a_panel = stages_address + static_cast<unsigned>(stage) * s::stage_bytes;
-      swath::cuda::arrive_expecting(full + 8 * stage, s::stage_bytes);
-      swath::cuda::tensor_load_2d(a_panel, &a_map, i0, slice * BlockK, full + 8 * stage);
-      swath::cuda::tensor_load_2d(a_panel + s::a_floats * 4, &b_map, j0, slice * BlockK, full + 8 * stage);
-      if (++stage == Stages) stage = 0, ++round;
+      fill_next_stage<BlockK, Stages>(stages_address, full, empty, &a_map, &b_map, i0, j0, slice, stage, round);
     }
     return;
   }

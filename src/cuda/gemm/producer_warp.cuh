@@ -24,6 +24,22 @@ __device__ __forceinline__ void take_registers() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Registers));
 }
 
+// The producer's step (steps 15-16): slice `slice` of the tile at (i0, j0) into stage `stage`, once
+// the compute warps have released its round - 1 (the "empty" phase of parity (round - 1) & 1); then
+// the next stage, and the round when the ring wraps.
+template <int BlockK, int Stages>
+__device__ __forceinline__ void fill_next_stage(unsigned stages_address, unsigned full, unsigned empty,
+                                                const CUtensorMap* a_map, const CUtensorMap* b_map, int i0, int j0,
+                                                int slice, int& stage, int& round) {
+  using s = engine_shape<BlockK, Stages>;
+  if (round > 0) swath::cuda::wait_phase(empty + 8 * stage, (round - 1) & 1);
+  const unsigned a_panel = stages_address + static_cast<unsigned>(stage) * s::stage_bytes;
+  swath::cuda::arrive_expecting(full + 8 * stage, s::stage_bytes);
+  swath::cuda::tensor_load_2d(a_panel, a_map, i0, slice * BlockK, full + 8 * stage);
+  swath::cuda::tensor_load_2d(a_panel + s::a_floats * 4, b_map, j0, slice * BlockK, full + 8 * stage);
+  if (++stage == Stages) stage = 0, ++round;
+}
+
 template <int BlockK, int Stages>
 __global__ void __launch_bounds__(producer_warp_threads, 1)
     producer_warp_kernel(problem p, const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
@@ -48,18 +64,12 @@ __global__ void __launch_bounds__(producer_warp_threads, 1)
   __syncthreads();  // the only block barrier: the mbarriers exist before anyone waits on them
 
   if (warp >= compute_threads / 32) {
-    // The producer. Round r of a stage is refilled once the compute warps have released round r - 1,
-    // the "empty" phase of parity (r - 1) & 1.
+    // The producer.
     give_back_registers<producer_registers>();
     if (t != compute_threads) return;
     int stage = 0, round = 0;
     for (int slice = 0; slice < slices; ++slice) {
-      if (round > 0) swath::cuda::wait_phase(empty + 8 * stage, (round - 1) & 1);
-      const unsigned a_panel = stages_address + static_cast<unsigned>(stage) * s::stage_bytes;
-      swath::cuda::arrive_expecting(full + 8 * stage, s::stage_bytes);
-      swath::cuda::tensor_load_2d(a_panel, &a_map, i0, slice * BlockK, full + 8 * stage);
-      swath::cuda::tensor_load_2d(a_panel + s::a_floats * 4, &b_map, j0, slice * BlockK, full + 8 * stage);
-      if (++stage == Stages) stage = 0, ++round;
+      fill_next_stage<BlockK, Stages>(stages_address, full, empty, &a_map, &b_map, i0, j0, slice, stage, round);
     }
     return;
   }
