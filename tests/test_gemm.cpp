@@ -309,12 +309,32 @@ TEST(GpuGemmBalancedTail, EverySplitOfTheLastWaveMatchesTheReference) {
                   {{{3000, 2000, 300}}, "tma=on blocks=100 beta=0.5"}});  // 192 of 19: 100 whole, 92 in runs of 17
 }
 
-// The parts are added in block order whichever block adds them: the same bits on every run.
-TEST(GpuGemmBalancedTail, TheSameInputsGiveTheSameBitsEveryRun) {
+// With the whole GPU as the tail's grid and two whole tiles or more an SM, the tail's shares are
+// weighted by when each SM frees (16_balanced_tail.cu): the parts meet at K points that move from run
+// to run, and every run matches the reference. 8 tile rows of 256 and enough columns of 128 for two
+// whole waves and 16 tiles over, each SM's share about 16 of a tile's 132 slices.
+TEST(GpuGemmBalancedTail, WeightedSharesMatchTheReference) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const variant& v = find_variant("gemm/cuda/16_balanced_tail");
+  const std::int64_t columns = (2 * query_gpu()->sm_count + 16 + 7) / 8;
+  for (const char* layout : {"tma=on", "tma=on op=nt beta=0.5"}) {
+    const problem p = make_problem(v, {bench::size_spec{{2043, columns * 128 - 3, 2111}}, layout});
+    for (int run = 0; run < 3; ++run) {
+      const auto result = check_once(v, p);
+      ASSERT_TRUE(result.passed()) << layout << " run " << run << ": " << result.describe();
+    }
+  }
+}
+
+// The parts are added in block order whichever block adds them: with even shares, the same bits on
+// every run (the grids of blocks=N, and the whole GPU with shares=even where weighted ones would apply).
+TEST(GpuGemmBalancedTail, EvenSharesGiveTheSameBitsEveryRun) {
   SWATH_SKIP_WITHOUT_GPU();
   const variant& v = find_variant("gemm/cuda/16_balanced_tail");
   check_same_bits_every_run(v, make_problem(v, {{{1000, 1000, 1003}}, "tma=on blocks=5"}));
   check_same_bits_every_run(v, make_problem(v, {{{520, 260, 2000}}, "tma=on blocks=20"}));
+  const std::int64_t columns = (2 * query_gpu()->sm_count + 16 + 7) / 8;
+  check_same_bits_every_run(v, make_problem(v, {bench::size_spec{{2043, columns * 128 - 3, 2111}}, "tma=on shares=even"}));
 }
 
 void skips_last_column(const problem& p, const operands& x, const launch_context& launch) {
@@ -412,8 +432,10 @@ TEST(GemmProblem, ModelWidthsAndWork) {
   EXPECT_EQ(general.copy_engine, problem::path_choice::automatic);
   EXPECT_EQ(make_problem(v, {{{10, 20, 30}}, "tma=on"}).copy_engine, problem::path_choice::always);
   EXPECT_EQ(make_problem(v, {{{10, 20, 30}}, "tma=off"}).copy_engine, problem::path_choice::never);
+  EXPECT_TRUE(general.weighted_shares);
+  EXPECT_FALSE(make_problem(v, {{{10, 20, 30}}, "shares=even"}).weighted_shares);
   for (const char* bad : {"op=nx", "op=n", "alpha=x", "beta=inf", "beta=1e40", "ld=wide", "order=diagonal",
-                          "policy=100x100x8", "tma=yes", "narrow=1"}) {
+                          "policy=100x100x8", "tma=yes", "narrow=1", "shares=fair"}) {
     EXPECT_THROW(make_problem(v, {{{10, 20, 30}}, bad}), usage_error) << bad;
   }
   EXPECT_NE(family().unsupported(v.info, {{{10, 10}}, ""}), "");

@@ -73,6 +73,10 @@ struct problem {
   // Steps 14-15: the copy engine's kernels (pay where their 256 × 128 tiles make two or more full waves
   // and rewriting the operands they cannot read as stored costs little beside the product).
   path_choice copy_engine = path_choice::automatic;
+  // Step 16: the tail's shares weighted by when each SM frees and how fast it runs, measured in the same
+  // launch (fastest; where the parts of a tile meet moves from run to run, and with it the last bits),
+  // or even (the same bits on every run).
+  bool weighted_shares = true;
 };
 
 // The stored shapes, and the elements of op(A) and op(B) wherever they are stored.

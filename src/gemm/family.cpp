@@ -219,7 +219,7 @@ class gemm_family final : public bench::family {
   [[nodiscard]] std::string_view size_help() const override { return "MxNxK (C is M x N, the inner dimension K), or N for N^3"; }
   [[nodiscard]] std::string_view parameter_help() const override {
     return "op=nn|nt|tn|tt (op(A), op(B): n as stored, t transposed), alpha=X, beta=X, ld=packed|padded (rows "
-           "padded by 7 elements), order=row|column|zigzag (CUDA block order), policy=auto|MxNxK (step 08's block tile), blocks=auto|N (the grid of step 11, and of step 16's tail), strip=auto|on|off (step 12's narrow strip), narrow=auto|on|off (step 13's 256x96 tiles), tma=auto|on|off (steps 14-15's copy-engine kernels), column_width=model|N, tile=model|N, "
+           "padded by 7 elements), order=row|column|zigzag (CUDA block order), policy=auto|MxNxK (step 08's block tile), blocks=auto|N (the grid of step 11, and of step 16's tail), strip=auto|on|off (step 12's narrow strip), narrow=auto|on|off (step 13's 256x96 tiles), tma=auto|on|off (steps 14-15's copy-engine kernels), shares=weighted|even (step 16's tail: weighted by when each SM frees, or even, the same bits on every run), column_width=model|N, tile=model|N, "
            "cache=L1|L2|L3|<bytes>[K|M|G] (a CUDA step's L2 is the GPU's)";
   }
   [[nodiscard]] std::vector<std::string> configurations(const variant_info&,
@@ -229,7 +229,7 @@ class gemm_family final : public bench::family {
       if (choice.key != "column_width" && choice.key != "tile" && choice.key != "cache" && choice.key != "op" &&
           choice.key != "alpha" && choice.key != "beta" && choice.key != "ld" && choice.key != "order" &&
           choice.key != "policy" && choice.key != "blocks" && choice.key != "strip" && choice.key != "narrow" &&
-          choice.key != "tma") {
+          choice.key != "tma" && choice.key != "shares") {
         throw usage_error("unknown gemm parameter '" + choice.key + "' (" + std::string(parameter_help()) + ")");
       }
       std::vector<std::string> product;
@@ -273,7 +273,8 @@ problem make_problem(const variant& v, const bench::problem_spec& spec) {
   const auto values = bench::parse_config(spec.config, {{"column_width", "model"}, {"tile", "model"}, {"cache", "L2"},
                                                         {"op", "nn"}, {"alpha", "1"}, {"beta", "0"}, {"ld", "packed"},
                                                         {"order", "row"}, {"policy", "auto"}, {"blocks", "auto"},
-                                                        {"strip", "auto"}, {"narrow", "auto"}, {"tma", "auto"}});
+                                                        {"strip", "auto"}, {"narrow", "auto"}, {"tma", "auto"},
+                                                        {"shares", "weighted"}});
   const std::string& op = values.at("op");
   if (op.size() != 2 || (op[0] != 'n' && op[0] != 't') || (op[1] != 'n' && op[1] != 't')) {
     throw usage_error("gemm op='" + op + "' is not one of nn, nt, tn, tt");
@@ -324,6 +325,9 @@ problem make_problem(const variant& v, const bench::problem_spec& spec) {
   p.strip = path_choice_of("strip");
   p.narrow_tiles = path_choice_of("narrow");
   p.copy_engine = path_choice_of("tma");
+  const std::string& shares = values.at("shares");
+  if (shares != "weighted" && shares != "even") throw usage_error("gemm shares='" + shares + "' is not weighted or even");
+  p.weighted_shares = shares == "weighted";
   // A CUDA step's cache is the GPU's L2 (shared by every SM), a CPU step's this CPU's.
   cache_size cache;
   if (on_gpu && values.at("cache") == "L2") {

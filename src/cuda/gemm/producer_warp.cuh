@@ -40,7 +40,15 @@ __device__ __forceinline__ void fill_next_stage(unsigned stages_address, unsigne
   if (++stage == Stages) stage = 0, ++round;
 }
 
-template <int BlockK, int Stages>
+// What a block does besides its tile, at its start (thread 0, before the block barrier) and after the
+// block barrier (every thread): nothing in step 15; step 16 records where and when it started and lets
+// its tail launch (16_balanced_tail.cu, record_start).
+struct tile_only {
+  __device__ static void at_start() {}
+  __device__ static void after_barrier() {}
+};
+
+template <int BlockK, int Stages, class Besides = tile_only>
 __global__ void __launch_bounds__(producer_warp_threads, 1)
     producer_warp_kernel(problem p, const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                          float* c, bool c_vector_ok) {
@@ -55,6 +63,7 @@ __global__ void __launch_bounds__(producer_warp_threads, 1)
   const int slices = static_cast<int>((p.k + BlockK - 1) / BlockK);
 
   if (t == 0) {
+    Besides::at_start();
     for (int stage = 0; stage < Stages; ++stage) {
       swath::cuda::init_barrier(full + 8 * stage, 1);
       swath::cuda::init_barrier(empty + 8 * stage, compute_threads);
@@ -62,6 +71,7 @@ __global__ void __launch_bounds__(producer_warp_threads, 1)
     swath::cuda::fence_barrier_init();
   }
   __syncthreads();  // the only block barrier: the mbarriers exist before anyone waits on them
+  Besides::after_barrier();
 
   if (warp >= compute_threads / 32) {
     // The producer.
@@ -83,10 +93,10 @@ __global__ void __launch_bounds__(producer_warp_threads, 1)
 }
 
 // The first `blocks` tiles in block order, one block each.
-template <int BlockK, int Stages>
+template <int BlockK, int Stages, class Besides = tile_only>
 void launch_whole_tiles(const problem& p, const slice_maps& maps, float* c, cudaStream_t stream, unsigned blocks) {
   using s = engine_shape<BlockK, Stages>;
-  constexpr auto kernel = producer_warp_kernel<BlockK, Stages>;
+  constexpr auto kernel = producer_warp_kernel<BlockK, Stages, Besides>;
   static const int blocks_per_sm = prepare_kernel(kernel, producer_warp_threads, s::shared_bytes);
   (void)blocks_per_sm;
   kernel<<<blocks, producer_warp_threads, s::shared_bytes, stream>>>(p, maps.a, maps.b, c, aligned16(c, p.ldc));

@@ -33,13 +33,17 @@ struct stream_k_plan {
     const std::int64_t total = shared_tiles * slices;
     return ((g + 1) * grid + total - 1) / total - 1;
   }
+#if defined(__CUDACC__)
+  // The share this block takes: its own number.
+  [[nodiscard]] __device__ __forceinline__ std::int64_t block() const { return blockIdx.x; }
+#endif
 };
 
 // A part of shared tile `tile` from block `block`: the block's first slot when its share starts inside
 // the tile (or at its start), its second when the share ends there. A slot holds thread t's sum
 // (r, q) at (r·ThreadN + q)·Threads + t.
-template <int Floats>
-__device__ __forceinline__ float* slot_of(const stream_k_plan& plan, std::int64_t block, std::int64_t tile) {
+template <int Floats, class Plan>
+__device__ __forceinline__ float* slot_of(const Plan& plan, std::int64_t block, std::int64_t tile) {
   const bool starts_here = plan.share_start(block, gridDim.x) >= tile * plan.slices;
   return plan.partials + (2 * block + (starts_here ? 0 : 1)) * Floats;
 }
@@ -57,9 +61,9 @@ __device__ __forceinline__ void parts_barrier() {
 
 // Float by float: a 16-byte store needs the four sums in four consecutive registers, and that constraint
 // alone changed ptxas's allocation of the main loop's accumulators and made every size 17% slower.
-template <int Threads, int ThreadN>
-__device__ __forceinline__ void store_part(const stream_k_plan& plan, std::int64_t tile, const float (&sum)[8][ThreadN]) {
-  float* mine = slot_of<Threads * 8 * ThreadN>(plan, blockIdx.x, tile);
+template <int Threads, int ThreadN, class Plan>
+__device__ __forceinline__ void store_part(const Plan& plan, std::int64_t tile, const float (&sum)[8][ThreadN]) {
+  float* mine = slot_of<Threads * 8 * ThreadN>(plan, plan.block(), tile);
   const int t = static_cast<int>(threadIdx.x);
   SWATH_UNROLL
   for (int r = 0; r < 8; ++r) {
@@ -76,12 +80,12 @@ __device__ __forceinline__ void store_part(const stream_k_plan& plan, std::int64
 // every one of C's 32 four-wide stores reloaded m, n, ldc, alpha and beta from local memory, one
 // dependent load after another, and the kernel ran 4-5 µs longer at 1000 × 3000 × 700 and
 // 1024 × 3072 × 176 (H200, docs/gemm.md).
-template <int Threads, int ThreadN, bool AllThreads = true>
+template <int Threads, int ThreadN, bool AllThreads = true, class Plan = stream_k_plan>
 __device__ __noinline__ void settle_shared_tile(const problem& problem_in_local_memory, float* c, bool c_vector_ok,
-                                                const stream_k_plan& plan_in_local_memory, std::int64_t tile,
+                                                const Plan& plan_in_local_memory, std::int64_t tile,
                                                 std::int64_t i0, std::int64_t j0, int row0, int column0) {
   const problem p = problem_in_local_memory;
-  const stream_k_plan plan = plan_in_local_memory;
+  const Plan plan = plan_in_local_memory;
   constexpr int floats = Threads * 8 * ThreadN, per_row = ThreadN / 4, per_round = 8;
   static_assert(8 * per_row % per_round == 0, "whole rounds");
   __shared__ int last_to_arrive;
