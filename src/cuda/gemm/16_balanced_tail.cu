@@ -42,9 +42,9 @@
 // (globaltimer) stamped on the whole tiles of an H200 (docs/gemm.md, step 16) corrected v1's reading:
 // step 15's last wave is a whole tile's time (~630 µs at 4096³) on 116 SMs while 16 idle, and a perfect
 // split would end 3.8% sooner. v1's tail misses it twice. It starts once the slowest SM's last whole
-// tile ends, and the 8 slowest SMs (ids 34-35, 38-39, 44-47 on that H200) take 2.3% longer a tile:
-// after three tiles ~44 µs after the median SM, after fifteen (8192³) ~430 µs. And its even shares end
-// those same SMs last again. Now:
+// tile ends, and a few SMs take 2.3% longer a tile in every wave (6 on one H200, ids 42-47; 8 on
+// another, 34-35, 38-39, 44-47): after three tiles they end ~44 µs after the median SM, after fifteen
+// (8192³) ~430 µs. And its even shares end those same SMs last again. Now:
 //  - the whole tiles' blocks stamp their SM and start (producer_warp.cuh, start_record) and let the
 //    tail launch as soon as all have started (programmatic dependent launch), so a tail block starts
 //    on each SM as it frees, 1-2 µs after its last whole tile;
