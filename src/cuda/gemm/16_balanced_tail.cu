@@ -328,26 +328,21 @@ __global__ void __launch_bounds__(producer_warp_threads, 1)
   }
 
   // The compute warps: step 15's loop (multiply_slices in copy_engine.cuh), with the reading position
-  // kept from one part of the run to the next. It is written out here rather than shared: holding
-  // that position in a struct or in the caller's variables changed ptxas's register allocation of
-  // steps 14 and 15's FMAs, whose timings stand as measured.
+  // kept from one part of the run to the next. The loop is written out here (its fragment reads are
+  // shared): holding that position in a struct or in the caller's variables changed ptxas's register
+  // allocation of steps 14 and 15's FMAs, whose timings stand as measured.
   take_registers<compute_registers>();
   const int row0 = warp / 2 * 64 + lane / 4 * 4, column0 = warp % 2 * 64 + lane % 4 * 4;
   float a_values[2][8], b_values[2][16];
-  const auto read_fragments = [&](const float* at, int kk, float(&a_out)[8], float(&b_out)[16]) {
-    read_eight(at + kk * tile_m + row0, 32, a_out);
-    SWATH_UNROLL
-    for (int j = 0; j < 4; ++j) {
-      const float4 four = *reinterpret_cast<const float4*>(at + s::a_floats + kk * tile_n + column0 + 16 * j);
-      b_out[4 * j] = four.x, b_out[4 * j + 1] = four.y, b_out[4 * j + 2] = four.z, b_out[4 * j + 3] = four.w;
-    }
+  const auto read = [&](const float* at, int kk, float(&a_out)[8], float(&b_out)[16]) {
+    read_fragments<BlockK, Stages>(at, kk, row0, column0, a_out, b_out);
   };
   int stage = 0;
   unsigned parity = 0;
   const float* reading = stages;
   if (begin < end) {
     swath::cuda::wait_phase(full, 0);
-    read_fragments(reading, 0, a_values[0], b_values[0]);
+    read(reading, 0, a_values[0], b_values[0]);
   }
   for (std::int64_t g = begin; g < end;) {
     // The run's part of tile `shared`: its slices [slice_begin, slice_end).
@@ -373,7 +368,7 @@ __global__ void __launch_bounds__(producer_warp_threads, 1)
           reading = stages + stage * s::stage_floats;
         }
         // After the run's last slice this reads a stage nobody fills any more: harmless.
-        read_fragments(reading, (kk + 1) % BlockK, a_values[(kk + 1) % 2], b_values[(kk + 1) % 2]);
+        read(reading, (kk + 1) % BlockK, a_values[(kk + 1) % 2], b_values[(kk + 1) % 2]);
         SWATH_UNROLL
         for (int q = 0; q < 16; ++q) {
           SWATH_UNROLL

@@ -34,26 +34,35 @@ struct engine_shape {
 // latency hides behind the FMAs; a thread waits at the slice's last depth only if the answer was no.
 // Step 14's thread 0 also feeds the stages from inside this loop: `ask(slice)` runs at depths 1 and
 // BlockK / 2 + 1, `before_waiting(slice)` at the last depth when a next slice comes (step 15: no-ops).
+// A lane's fragments of depth kk in a stage: 8 of op(A) (rows row0 + {0..3, 32..35}) and 16 of op(B)
+// (columns column0 + {0..3} + 16·j).
+template <int BlockK, int Stages>
+__device__ __forceinline__ void read_fragments(const float* stage, int kk, int row0, int column0, float (&a_out)[8],
+                                               float (&b_out)[16]) {
+  using s = engine_shape<BlockK, Stages>;
+  read_eight(stage + kk * tile_m + row0, 32, a_out);
+  SWATH_UNROLL
+  for (int j = 0; j < 4; ++j) {
+    const float4 four = *reinterpret_cast<const float4*>(stage + s::a_floats + kk * tile_n + column0 + 16 * j);
+    b_out[4 * j] = four.x, b_out[4 * j + 1] = four.y, b_out[4 * j + 2] = four.z, b_out[4 * j + 3] = four.w;
+  }
+}
+
 template <int BlockK, int Stages, class Ask, class BeforeWaiting>
 __device__ __forceinline__ void multiply_slices(const float* stages, unsigned full, unsigned empty, int slices, int row0,
                                                 int column0, float (&sum)[8][16], Ask&& ask,
                                                 BeforeWaiting&& before_waiting) {
   using s = engine_shape<BlockK, Stages>;
   float a_values[2][8], b_values[2][16];
-  const auto read_fragments = [&](const float* stage, int kk, float(&a_out)[8], float(&b_out)[16]) {
-    read_eight(stage + kk * tile_m + row0, 32, a_out);
-    SWATH_UNROLL
-    for (int j = 0; j < 4; ++j) {
-      const float4 four = *reinterpret_cast<const float4*>(stage + s::a_floats + kk * tile_n + column0 + 16 * j);
-      b_out[4 * j] = four.x, b_out[4 * j + 1] = four.y, b_out[4 * j + 2] = four.z, b_out[4 * j + 3] = four.w;
-    }
+  const auto read = [&](const float* stage, int kk, float(&a_out)[8], float(&b_out)[16]) {
+    read_fragments<BlockK, Stages>(stage, kk, row0, column0, a_out, b_out);
   };
   // The stage being read and its "full" phase's parity.
   int stage = 0;
   unsigned parity = 0;
   const float* reading = stages;
   swath::cuda::wait_phase(full, 0);
-  read_fragments(reading, 0, a_values[0], b_values[0]);
+  read(reading, 0, a_values[0], b_values[0]);
   for (int slice = 0; slice < slices; ++slice) {
     bool next_landed = false;
     SWATH_UNROLL
@@ -75,7 +84,7 @@ __device__ __forceinline__ void multiply_slices(const float* stages, unsigned fu
         reading = stages + stage * s::stage_floats;
       }
       // On the last slice this reads a stage nobody refills any more: harmless, and no branch.
-      read_fragments(reading, (kk + 1) % BlockK, a_values[(kk + 1) % 2], b_values[(kk + 1) % 2]);
+      read(reading, (kk + 1) % BlockK, a_values[(kk + 1) % 2], b_values[(kk + 1) % 2]);
       SWATH_UNROLL
       for (int q = 0; q < 16; ++q) {
         SWATH_UNROLL
