@@ -141,6 +141,9 @@ void launch(const problem& p, const operands& x, cudaStream_t stream) {
 // One operand as deep-major rows: row d holds op(X)[d][0..wide) (op(A) transposed, op(B) as is).
 // Blocks of 32 × 32, stepping down K by the grid's height (65535 at most: K may be deeper).
 __global__ void deep_major_copy_kernel(operand_view v, float* to, std::int64_t to_ld) {
+  // A kernel launched as this one's programmatic dependent (step 16's whole tiles) may start as this
+  // one's blocks end; it waits for all of them before it reads.
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   __shared__ float tile[32][33];  // 33: the transposed reads fall in 32 distinct banks
   const std::int64_t w0 = static_cast<std::int64_t>(blockIdx.x) * 32;
   const int x = static_cast<int>(threadIdx.x), y = static_cast<int>(threadIdx.y);

@@ -51,7 +51,7 @@ namespace {
 template <int BlockK, int Stages>
 void launch(const problem& p, const operands& x, cudaStream_t stream) {
   const slice_maps maps = slice_maps_of<BlockK>(p, x, stream);
-  launch_whole_tiles<BlockK, Stages>(p, maps, x.c, stream, blocks_for_tiles(p, tile_m, tile_n));
+  launch_producer_warp<BlockK, Stages>(p, maps, x.c, stream, blocks_for_tiles(p, tile_m, tile_n));
 }
 
 }  // namespace

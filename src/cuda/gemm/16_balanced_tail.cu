@@ -1,6 +1,5 @@
 // CUDA step 16: the last wave balanced. Step 15's kernel for the full waves of whole tiles, then the
-// tiles left over cut along K and shared evenly over the SMs (stream-K), on step 15's producer and
-// compute warps.
+// tiles left over cut along K and shared over the SMs (stream-K), on the same kernel.
 //
 // Step 15 runs one block a 256 × 128 tile, one block an SM. 4096³ has 512 tiles for 132 SMs: three
 // full waves and a fourth of 116 tiles, in which 16 SMs idle; 8192³ has 2048, fifteen full waves and a
@@ -61,8 +60,25 @@
 // slice against 2.47): ~4.5% the tail kernel's machine code (the same kernel given whole tiles ran 4.5%
 // slower than step 15's), the rest its split and parts. Its loop's schedule from ptxas moves by ±3% of
 // the product at 4096³ with unrelated changes to this file: of six compilations, this one was fastest.
+//
+// v3, the tail on the whole tiles' machine code. v2's tail was a kernel of its own whose runs crossed
+// from one tile into the next inside its slice loop; ptxas scheduled that loop differently from step
+// 15's (2193 instructions against 2185), and the tail's slices ran 9% slower than the whole tiles'.
+// Now whole tiles and tail run on one kernel, step 15's (producer_warp.cuh) with this step's policy
+// (tail_pieces): a share that crosses a tile is cut there into two pieces, each a block of its own,
+// and a block takes its SM's pieces (claim_piece) or, if they are taken, any piece nobody holds. The
+// tail's grid has a block for every piece there can be (shares + tiles - 1); blocks that find none
+// left end at once. One instantiation for both launches, so one machine code: not step 15's schedule
+// of the same loop (ptxas moved it with every way of calling the policy that was tried), but one
+// that the trial of four such schedules found fastest (docs/gemm.md, step 16 v3). The whole tiles also
+// start as the programmatic dependent of the rewrite of op(A) or op(B), waiting for it at entry.
+// Prediction (before its first run; H200, v2 at 2.579 ms at 4096³ and 19.78 at 8192³): the tail's
+// slices at the whole tiles' 2.47 µs instead of 2.69 give back up to ~50 µs at 4096³ (225 slices a
+// share), at least the machine code's half, ~25 µs; a second block on most SMs costs ~3-5 µs (its
+// start, the published plan read, the first boxes' latency). 4096³ ~2.535-2.555 ms (1.046-1.055x
+// cuBLAS), 8192³ ~19.73-19.76. Outcome (H200, trial, before the dependent launch): 4096³ 2.545 ms
+// (1.050x), 8192³ 19.63 (1.092x); the other three schedules 2.545-2.571 and 19.71-19.83.
 #include <algorithm>
-#include <cstdlib>
 
 #include "producer_warp.cuh"
 #include "stream_k.cuh"
@@ -70,14 +86,15 @@
 namespace swath::gemm::cuda {
 namespace {
 
-// The SMs a weighted plan covers: %smid < 256 on the GPUs this runs on; a record beyond falls back.
+// The SMs a weighted plan covers, and the most shares a tail has: %smid < 256 on the GPUs this runs on
+// (a record beyond falls back to even shares), and blocks=N at most 256 for this step.
 constexpr int max_sms = 256;
 
 // The whole tiles' record: where and when each block started, for the tail's plan. A block writes its
 // SM, its start (the global timer, ns) and last the tag, the epoch of its launch read at its start;
 // the tail reads a record once its tag is the epoch it reads itself. The tail's last block to finish
-// its plan moves the epoch on, so a launch never reads an older launch's records (launches on
-// different streams at the same time would share them, as they share stream-K's slots).
+// its plan moves the epoch on, so a launch never reads an older launch's records, plan or claims
+// (launches on different streams at the same time would share them, as they share stream-K's slots).
 struct start_record {
   unsigned smid, tag;
   unsigned long long start;
@@ -86,32 +103,14 @@ constexpr int recorded_blocks = 1 << 14;
 static __device__ start_record whole_tile_starts[recorded_blocks];
 static __device__ unsigned record_epoch = 1;
 
-// Besides its tile (producer_warp_kernel's Besides): record the block's start, and once the block
-// barrier is passed let the tail, launched as the whole tiles' programmatic dependent, start as soon as
-// every block has started.
-struct record_start {
-  __device__ static void at_start() {
-    if (blockIdx.x >= recorded_blocks) return;
-    unsigned smid, tag;
-    unsigned long long now;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(tag) : "l"(&record_epoch) : "memory");
-    start_record& mine = whole_tile_starts[blockIdx.x];
-    mine.smid = smid, mine.start = now;
-    asm volatile("st.release.gpu.u32 [%0], %1;" ::"l"(&mine.tag), "r"(tag) : "memory");
-  }
-  __device__ static void after_barrier() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
-};
-
-// The tail's shares: stream-K's even split (share b = block b), or weighted: one share an SM, in the
-// order of the SMs' ids, bounds[k] to bounds[k + 1] for the SM of rank k, each sized so that every SM
-// ends together (plan_weighted_shares). The settle finds the parts of a tile through share_start and
-// owner, whichever the split.
+// The tail's shares: even (stream-K's split) or weighted (plan_weighted_shares): share k is the slices
+// [bounds[k], bounds[k + 1]) of the tail's sequence, in which slice g is slice g mod S of the tail's
+// tile g / S. The settle finds the parts of a tile through share_start and owner.
 struct tail_plan : stream_k_plan {
   bool weighted = false;                 // the host asked the whole tiles to record their starts
-  const std::int64_t* bounds = nullptr;  // set in the kernel when the weighted plan was made (shared memory)
-  std::int64_t share = 0;                // the share this block takes
+  std::int64_t share_count = 0;          // one share an SM (or blocks=N)
+  const std::int64_t* bounds = nullptr;  // set in the kernel once the plan is made (shared memory)
+  std::int64_t share = 0;                // the share the piece in hand belongs to
   [[nodiscard]] __host__ __device__ std::int64_t share_start(std::int64_t block, std::int64_t grid) const {
     return bounds ? bounds[block] : stream_k_plan::share_start(block, grid);
   }
@@ -128,13 +127,46 @@ struct tail_plan : stream_k_plan {
     }
     return low;
   }
-  [[nodiscard]] __device__ std::int64_t block() const { return share; }
+  [[nodiscard]] __device__ std::int64_t sharers() const { return share_count; }
 };
 
-// Which SM of the weighted plan holds which share, and how many blocks have made their plan (the last
-// moves record_epoch on). Tagged with the epoch, so they need no reset.
-static __device__ unsigned share_claims[max_sms];
-static __device__ unsigned planners = 0;
+// Piece 2k + 0 of share k is its slices within the tile it starts in, piece 2k + 1 the rest (a share
+// is at most a tile long, so it touches at most two). claims[i] holds the epoch of the launch whose
+// block took piece i. The first block to make the plan publishes it (the epoch in `tag`, written
+// last), and the blocks after it read it instead of the records. planners counts the blocks that
+// have their piece (the last moves the epoch on), finished those that are done (the last waits for
+// the whole tiles' grid, so the tail's grid does not end before it).
+struct published_plan {
+  unsigned tag, publisher;
+  int weighted;
+  int rank_of[max_sms];
+  std::int64_t bounds[max_sms + 1];
+};
+static __device__ unsigned piece_claims[2 * max_sms];
+static __device__ published_plan published;
+static __device__ unsigned planners = 0, finished = 0;
+
+// The plan's bounds, in the block's shared memory, for the piece's parts and their settle.
+__device__ __forceinline__ std::int64_t* tail_bounds() {
+  __shared__ std::int64_t bounds[max_sms + 1];
+  return bounds;
+}
+
+// What a tail block's part and settle need after the slice loop, kept in shared memory by claim_piece
+// rather than in registers across the loop (producer_warp_kernel says why): the problem, C, the plan
+// (with the piece's share and the bounds) and the piece.
+struct tail_context {
+  problem p;
+  float* c;
+  bool c_vector_ok;
+  tail_plan plan;
+  tile_piece piece;
+  float* part;  // the piece's slot (stream_k.cuh's slot_of)
+};
+__device__ __forceinline__ tail_context& held_context() {
+  __shared__ tail_context context;
+  return context;
+}
 
 // The weighted plan, by warp 0, from the whole tiles' start records gathered per SM: SM i started
 // its last whole tile at last_i, and its tiles took tau_i = (last_i - first_i) / (n_i - 1) each, so it
@@ -142,10 +174,11 @@ static __device__ unsigned planners = 0;
 // SM i takes r_i = (E - f_i) / sigma_i slices and the r_i add up to the W slices of the tail:
 // E = (W + sum f_i / sigma_i) / (sum 1 / sigma_i). Every block computes the same plan from the same
 // records, in the same order of operations. It falls back to the even split (returns false) unless
-// every one of the grid's SMs ran at least two whole tiles and every share keeps smallest_share slices.
+// every one of the shares' SMs ran at least two whole tiles and every share keeps between
+// smallest_share slices and a tile.
 __device__ bool plan_weighted_shares(const tail_plan& plan, std::int64_t grid, const unsigned long long (&first)[max_sms],
                                      const unsigned long long (&last)[max_sms], const unsigned (&count)[max_sms],
-                                     int (&rank_of)[max_sms], std::int64_t (&bounds)[max_sms + 1]) {
+                                     int (&rank_of)[max_sms], std::int64_t* bounds) {
   constexpr int per_lane = max_sms / 32;
   const int lane = static_cast<int>(threadIdx.x % 32);
   const std::int64_t total = plan.shared_tiles * plan.slices;
@@ -182,12 +215,12 @@ __device__ bool plan_weighted_shares(const tail_plan& plan, std::int64_t grid, c
   }
   const double end = (static_cast<double>(total) + weighted_sum) / inverse_sum;
   std::int64_t share[per_lane], mine = 0;
-  bool too_short = false;
+  bool out_of_range = false;
   for (int j = 0; j < per_lane; ++j) {
     const int sm = lane * per_lane + j;
     if (count[sm] == 0) continue;
     share[j] = static_cast<std::int64_t>((end - freed[j]) / per_slice[j]);
-    too_short |= share[j] < smallest_share;
+    out_of_range |= share[j] < smallest_share;
     mine += share[j];
   }
   // The rounding's remainder (|remainder| < the SM count) to the lowest ranks, one slice each.
@@ -208,190 +241,210 @@ __device__ bool plan_weighted_shares(const tail_plan& plan, std::int64_t grid, c
     if (count[sm] == 0) continue;
     const std::int64_t extra = rank < magnitude ? sign : 0;
     bounds[rank] = running + sign * (rank < magnitude ? rank : magnitude);
-    too_short |= share[j] + extra < smallest_share;
+    out_of_range |= share[j] + extra < smallest_share || share[j] + extra > plan.slices;
     rank_of[sm] = rank;
     running += share[j];
     ++rank;
   }
   if (lane == 0) bounds[grid] = total;
-  return !__any_sync(0xffffffffu, too_short);
+  return !__any_sync(0xffffffffu, out_of_range);
 }
 
-// The weighted plan's share of this block (every thread of the block calls it), or -1 for the even
-// split: the whole tiles' start records gathered per SM, the plan (plan_weighted_shares), this SM's
-// share claimed. Not inlined: its registers stay out of the slice loop's allocation.
-__device__ __noinline__ int weighted_share(const tail_plan& plan_in_local_memory, std::int64_t (&bounds)[max_sms + 1]) {
-  const tail_plan plan = plan_in_local_memory;
+// Piece `index` (2k + part) of the plan in `bounds`, if share k has it.
+__device__ bool piece_of(const tail_plan& plan, const std::int64_t* bounds, int index, tile_piece& piece) {
+  const int k = index / 2;
+  const std::int64_t begin = bounds[k], end = bounds[k + 1];
+  const std::int64_t boundary = (begin / plan.slices + 1) * plan.slices;  // the end of the tile it starts in
+  const std::int64_t from = index % 2 == 0 ? begin : boundary, to = index % 2 == 0 ? min(end, boundary) : end;
+  if (from >= to) return false;
+  const std::int64_t shared = from / plan.slices;
+  piece = {plan.whole_tiles + shared, static_cast<int>(from - shared * plan.slices), static_cast<int>(to - from), k};
+  return true;
+}
+
+// The plan (every block makes the same one, or reads the one published) and the piece this block
+// takes, left in the block's tail_context (every thread calls it, at the kernel's entry, thread 0
+// having put the problem, C and the plan there): with weighted shares its SM's first piece nobody
+// holds yet, else (even shares, or its SM's pieces taken) the first piece nobody holds; count 0 when
+// none is left. Not inlined: its registers stay out of the slice loop's allocation.
+__device__ __noinline__ void claim_piece() {
+  tail_context& context = held_context();
   const int t = static_cast<int>(threadIdx.x), warp = t / 32, lane = t % 32;
-  const std::int64_t grid = gridDim.x;
+  std::int64_t* const bounds = tail_bounds();
   __shared__ unsigned long long first[max_sms], last[max_sms];
   __shared__ unsigned count[max_sms];
   __shared__ int rank_of[max_sms];
   __shared__ unsigned epoch;
-  __shared__ bool weighted, foreign_sm;
-  __shared__ int claimed;
-  if (t < max_sms) first[t] = ~0ull, last[t] = 0, count[t] = 0;
+  __shared__ int weighted;  // 1 weighted, 0 even, -1 to be planned here from the records
+  __shared__ bool foreign_sm;
+  __syncthreads();  // thread 0's context is there
+  const tail_plan plan = context.plan;
+  const std::int64_t shares = plan.share_count;
+  for (int i = t; i < max_sms; i += blockDim.x) first[i] = ~0ull, last[i] = 0, count[i] = 0, rank_of[i] = -1;
   if (t == 0) {
     asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(epoch) : "l"(&record_epoch) : "memory");
+    unsigned tag;
+    asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(tag) : "l"(&published.tag) : "memory");
+    weighted = !plan.weighted ? 0 : tag == epoch ? published.weighted : -1;
     foreign_sm = false;
   }
   __syncthreads();
-  // Every whole tile's block has started before this grid launched, so every record comes.
-  for (std::int64_t r = t; r < plan.whole_tiles; r += blockDim.x) {
-    const start_record& record = whole_tile_starts[r];
-    unsigned tag;
-    do {
-      asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(tag) : "l"(&record.tag) : "memory");
-    } while (tag != epoch);
-    const unsigned sm = __ldcg(&record.smid);
-    const unsigned long long start = __ldcg(&record.start);
-    if (sm < max_sms) {
-      atomicMin(&first[sm], start), atomicMax(&last[sm], start), atomicAdd(&count[sm], 1u);
-    } else {
-      foreign_sm = true;
+  if (weighted == -1) {
+    // Every whole tile's block has started before this grid launched, so every record comes.
+    for (std::int64_t r = t; r < plan.whole_tiles; r += blockDim.x) {
+      const start_record& record = whole_tile_starts[r];
+      unsigned tag;
+      do {
+        asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(tag) : "l"(&record.tag) : "memory");
+      } while (tag != epoch);
+      const unsigned sm = __ldcg(&record.smid);
+      const unsigned long long start = __ldcg(&record.start);
+      if (sm < max_sms) {
+        atomicMin(&first[sm], start), atomicMax(&last[sm], start), atomicAdd(&count[sm], 1u);
+      } else {
+        foreign_sm = true;
+      }
+    }
+  } else if (weighted == 1) {
+    for (int i = t; i <= max_sms; i += blockDim.x) {
+      if (i <= shares) bounds[i] = __ldcg(&published.bounds[i]);
+      if (i < max_sms) rank_of[i] = __ldcg(&published.rank_of[i]);
     }
   }
   __syncthreads();
-  if (warp == 0) {
-    const bool made = !foreign_sm && plan_weighted_shares(plan, grid, first, last, count, rank_of, bounds);
-    if (lane == 0) {
-      weighted = made;
-      if (made) {
-        // This SM's share, or (should two blocks meet on one SM) the first share nobody holds yet.
-        unsigned sm;
-        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-        int share = sm < max_sms && count[sm] > 0 ? rank_of[sm] : 0;
-        while (atomicExch(&share_claims[share], epoch) == epoch) share = (share + 1) % static_cast<int>(grid);
-        claimed = share;
+  if (warp == 0 && weighted == -1) {
+    const bool made = !foreign_sm && plan_weighted_shares(plan, shares, first, last, count, rank_of, bounds);
+    __syncwarp();
+    // The first block to get here publishes the plan: the plan, then its tag.
+    unsigned publisher = 0;
+    if (lane == 0) publisher = atomicExch(&published.publisher, epoch);
+    if (__shfl_sync(0xffffffffu, publisher, 0) != epoch) {
+      for (int i = lane; i <= max_sms; i += 32) {
+        if (made && i <= shares) published.bounds[i] = bounds[i];
+        if (i < max_sms) published.rank_of[i] = rank_of[i];
       }
-      if (atomicAdd(&planners, 1u) == static_cast<unsigned>(grid) - 1) {
+      __syncwarp();
+      if (lane == 0) {
+        published.weighted = made ? 1 : 0;
+        __threadfence();
+        asm volatile("st.release.gpu.u32 [%0], %1;" ::"l"(&published.tag), "r"(epoch) : "memory");
+      }
+    }
+    if (lane == 0) weighted = made ? 1 : 0;
+  }
+  __syncthreads();
+  if (weighted == 0) {
+    for (std::int64_t k = t; k <= shares; k += blockDim.x) bounds[k] = plan.stream_k_plan::share_start(k, shares);
+  }
+  __syncthreads();
+  if (warp == 0) {
+    tile_piece piece{0, 0, 0, -1};
+    int chosen = -1;
+    if (weighted == 1 && lane == 0) {
+      // The SM's first piece, else its second.
+      unsigned sm;
+      asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+      const int k = sm < max_sms ? rank_of[sm] : -1;
+      tile_piece own;
+      for (int part = 0; k >= 0 && part < 2 && chosen < 0; ++part) {
+        if (piece_of(plan, bounds, 2 * k + part, own) && atomicExch(&piece_claims[2 * k + part], epoch) != epoch) {
+          chosen = 2 * k + part;
+        }
+      }
+    }
+    chosen = __shfl_sync(0xffffffffu, chosen, 0);
+    // Else the first piece nobody holds, 32 at a time.
+    for (int base = 0; chosen < 0 && base < 2 * shares; base += 32) {
+      const int index = base + lane;
+      tile_piece candidate;
+      const bool open = index < 2 * shares && piece_of(plan, bounds, index, candidate) &&
+                  *static_cast<volatile unsigned*>(&piece_claims[index]) != epoch;
+      unsigned open_lanes = __ballot_sync(0xffffffffu, open);
+      while (open_lanes != 0 && chosen < 0) {
+        const int l = __ffs(open_lanes) - 1;
+        open_lanes &= open_lanes - 1;
+        int taken = 0;
+        if (lane == l) taken = atomicExch(&piece_claims[index], epoch) != epoch;
+        if (__shfl_sync(0xffffffffu, taken, l)) chosen = base + l;
+      }
+    }
+    if (lane == 0) {
+      if (chosen >= 0) piece_of(plan, bounds, chosen, piece);
+      context.piece = piece, context.plan.share = piece.share, context.plan.bounds = bounds;
+      if (chosen >= 0) context.part = slot_of<compute_threads * 8 * 16>(context.plan, piece.share, piece.tile - plan.whole_tiles);
+      if (atomicAdd(&planners, 1u) == gridDim.x - 1) {
         planners = 0;
         asm volatile("st.release.gpu.u32 [%0], %1;" ::"l"(&record_epoch), "r"(epoch + 1) : "memory");
       }
     }
   }
   __syncthreads();
-  return weighted ? claimed : -1;
 }
 
-// The tail: block b's even share of the slices of the last tiles (numbered after plan.whole_tiles in
-// block order), [share_start(b), share_start(b + 1)), or its SM's weighted one.
-template <int BlockK, int Stages>
-__global__ void __launch_bounds__(producer_warp_threads, 1)
-    balanced_tail_kernel(problem p, const __grid_constant__ CUtensorMap a_map,
-                         const __grid_constant__ CUtensorMap b_map, float* c, bool c_vector_ok, tail_plan plan) {
-  using s = engine_shape<BlockK, Stages>;
-  extern __shared__ __align__(1024) float tail_ring[];  // the stages (extern arrays share one symbol)
-  float* const stages = tail_ring;
-  const unsigned stages_address = shared_address(stages);
-  const unsigned full = stages_address + s::barriers_at, empty = full + Stages * 8;
+// The settle of a tail piece's tile (every compute thread, after its part is stored): everything
+// from the block's tail_context. Not inlined, like the settle it calls.
+__device__ __noinline__ void settle_held_piece() {
+  const tail_context& context = held_context();
   const int t = static_cast<int>(threadIdx.x), warp = t / 32, lane = t % 32;
-  const std::int64_t grid = gridDim.x;
-  std::int64_t begin = plan.stream_k_plan::share_start(blockIdx.x, grid),
-               end = plan.stream_k_plan::share_start(blockIdx.x + 1, grid);
-  __shared__ std::int64_t bounds[max_sms + 1];  // the weighted plan's
-  __shared__ int taken;                         // this block's weighted share, -1 for the even one
-  if (plan.weighted) {
-    const int share = weighted_share(plan, bounds);
-    if (share >= 0) begin = bounds[share], end = bounds[share + 1];
-    if (t == 0) taken = share;
-  } else if (t == 0) {
-    taken = -1;
-  }
-
-  if (t == 0) {
-    for (int stage = 0; stage < Stages; ++stage) {
-      swath::cuda::init_barrier(full + 8 * stage, 1);
-      swath::cuda::init_barrier(empty + 8 * stage, compute_threads);
-    }
-    swath::cuda::fence_barrier_init();
-  }
-  __syncthreads();  // the only block-wide barrier: the mbarriers exist before anyone waits on them
-
-  if (warp >= compute_threads / 32) {
-    // The producer, along the run: slice g is slice g mod S of the run's tile g / S.
-    give_back_registers<producer_registers>();
-    if (t != compute_threads) return;
-    int stage = 0, round = 0, i0 = 0, j0 = 0;
-    std::int64_t tile = -1;
-    for (std::int64_t g = begin; g < end; ++g) {
-      const std::int64_t shared = g / plan.slices;
-      const int slice = static_cast<int>(g - shared * plan.slices);
-      if (shared != tile) {
-        tile = shared;
-        const schedule::tile_coordinate at = tile_for_block(p, plan.whole_tiles + shared, tile_m, tile_n);
-        i0 = static_cast<int>(at.y) * tile_m, j0 = static_cast<int>(at.x) * tile_n;
-      }
-      fill_next_stage<BlockK, Stages>(stages_address, full, empty, &a_map, &b_map, i0, j0, slice, stage, round);
-    }
-    return;
-  }
-
-  // The compute warps: step 15's loop (multiply_slices in copy_engine.cuh), with the reading position
-  // kept from one part of the run to the next. The loop is written out here (its fragment reads are
-  // shared): holding that position in a struct or in the caller's variables changed ptxas's register
-  // allocation of steps 14 and 15's FMAs, whose timings stand as measured.
-  take_registers<compute_registers>();
   const int row0 = warp / 2 * 64 + lane / 4 * 4, column0 = warp % 2 * 64 + lane % 4 * 4;
-  float a_values[2][8], b_values[2][16];
-  const auto read = [&](const float* at, int kk, float(&a_out)[8], float(&b_out)[16]) {
-    read_fragments<BlockK, Stages>(at, kk, row0, column0, a_out, b_out);
-  };
-  int stage = 0;
-  unsigned parity = 0;
-  const float* reading = stages;
-  if (begin < end) {
-    swath::cuda::wait_phase(full, 0);
-    read(reading, 0, a_values[0], b_values[0]);
-  }
-  for (std::int64_t g = begin; g < end;) {
-    // The run's part of tile `shared`: its slices [slice_begin, slice_end).
-    const std::int64_t shared = g / plan.slices;
-    const std::int64_t slice_begin = g - shared * plan.slices;
-    const std::int64_t slice_end = std::min(plan.slices, slice_begin + (end - g));
-    const int count = static_cast<int>(slice_end - slice_begin);
-    const bool more_after = g + count < end;  // the run goes on into the next tile
-    float sum[8][16] = {};
-    for (int slice = 0; slice < count; ++slice) {
-      bool next_landed = false;
-      SWATH_UNROLL
-      for (int kk = 0; kk < BlockK; ++kk) {
-        if (kk == 1) {
-          const int next = stage + 1 == Stages ? 0 : stage + 1;
-          next_landed = (slice + 1 < count || more_after) &&
-                        swath::cuda::phase_complete(full + 8 * next, next == 0 ? parity ^ 1 : parity);
-        }
-        if (kk == BlockK - 1) {
-          swath::cuda::arrive(empty + 8 * stage);
-          if (++stage == Stages) stage = 0, parity ^= 1;
-          if ((slice + 1 < count || more_after) && !next_landed) swath::cuda::wait_phase(full + 8 * stage, parity);
-          reading = stages + stage * s::stage_floats;
-        }
-        // After the run's last slice this reads a stage nobody fills any more: harmless.
-        read(reading, (kk + 1) % BlockK, a_values[(kk + 1) % 2], b_values[(kk + 1) % 2]);
-        SWATH_UNROLL
-        for (int q = 0; q < 16; ++q) {
-          SWATH_UNROLL
-          for (int r = 0; r < 8; ++r) sum[r][q] += a_values[kk % 2][r] * b_values[kk % 2][q];
-        }
-      }
-    }
-    const schedule::tile_coordinate at = tile_for_block(p, plan.whole_tiles + shared, tile_m, tile_n);
-    const std::int64_t i0 = at.y * tile_m, j0 = at.x * tile_n;
-    if (slice_begin == 0 && slice_end == plan.slices) {
-      store_tile(p, c, c_vector_ok, i0, j0, row0, column0, sum);
-    } else {
-      tail_plan here = plan;
-      const int share = taken;
-      here.share = share >= 0 ? share : blockIdx.x;
-      if (share >= 0) here.bounds = bounds;
-      store_part<compute_threads>(here, shared, sum);
-      settle_shared_tile<compute_threads, 16, false>(p, c, c_vector_ok, here, shared, i0, j0, row0, column0);
-    }
-    g += count;
-  }
-  if (plan.weighted) asm volatile("griddepcontrol.wait;" ::: "memory");
+  const schedule::tile_coordinate at = tile_for_block(context.p, context.piece.tile, tile_m, tile_n);
+  settle_shared_tile<compute_threads, 16, false, tail_plan, tile_n>(
+      context.p, context.c, context.c_vector_ok, context.plan, context.piece.tile - context.plan.whole_tiles,
+      at.y * tile_m, at.x * tile_n, row0, column0);
 }
+
+// Besides the walk (producer_warp_kernel's policy), for the whole tiles (tail false): with weighted
+// shares, record where and when the block started, and once past the block barrier let the tail,
+// launched as their programmatic dependent, start as soon as every block has started. For the tail
+// (tail true): take a piece (claim_piece); a piece short of its tile leaves its sums as a part, laid
+// out as C's tile in the share's slot (stream_k.cuh's slot_of), and settles the tile; then the block
+// counts itself done.
+struct tail_pieces {
+  struct argument {
+    tail_plan plan;
+    bool tail;
+  };
+  static constexpr bool whole_tiles_only = false;
+  __device__ static void at_start(const argument& a) {
+    if (a.tail || !a.plan.weighted || blockIdx.x >= recorded_blocks) return;
+    unsigned smid, tag;
+    unsigned long long now;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(tag) : "l"(&record_epoch) : "memory");
+    start_record& mine = whole_tile_starts[blockIdx.x];
+    mine.smid = smid, mine.start = now;
+    asm volatile("st.release.gpu.u32 [%0], %1;" ::"l"(&mine.tag), "r"(tag) : "memory");
+  }
+  __device__ static void at_entry(const argument& a, const problem& p, float* c, bool c_vector_ok) {
+    if (!a.tail) {
+      asm volatile("griddepcontrol.wait;" ::: "memory");  // the rewrite of op(A) or op(B), if any, is done
+      return;
+    }
+    tail_context& context = held_context();
+    if (threadIdx.x == 0) context.p = p, context.c = c, context.c_vector_ok = c_vector_ok, context.plan = a.plan;
+    claim_piece();
+  }
+  __device__ static tile_piece after_barrier(const argument& a, int slices) {
+    if (a.tail) return held_context().piece;
+    if (a.plan.weighted) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+    return {static_cast<std::int64_t>(blockIdx.x), 0, slices, -1};
+  }
+  __device__ static void part_target(problem& target, float*& out, bool& out_vector_ok, int& out_i0, int& out_j0) {
+    const tail_context& context = held_context();
+    target.m = tile_m, target.n = tile_n, target.ldc = tile_n, target.alpha = 1, target.beta = 0;
+    out = context.part;
+    out_vector_ok = true, out_i0 = 0, out_j0 = 0;
+  }
+  __device__ static void settle() { settle_held_piece(); }
+  __device__ static void at_end(const argument& a) {
+    if (!a.tail || threadIdx.x != 0) return;
+    if (atomicAdd(&finished, 1u) == gridDim.x - 1) {
+      finished = 0;
+      asm volatile("griddepcontrol.wait;" ::: "memory");
+    }
+  }
+};
 
 // The tiles of the last, part-full wave (all of them when there are fewer than the grid); none when
 // the tiles fill whole waves or a block's share would be shorter than smallest_share slices.
@@ -406,48 +459,41 @@ void launch(const problem& p, const operands& x, const launch_context& launch_on
   const cudaStream_t stream = stream_of(launch_on);
   const slice_maps maps = slice_maps_of<BlockK>(p, x, stream);
   const std::int64_t tiles = blocks_for_tiles(p, tile_m, tile_n);
-  // One block an SM (one fits), or blocks=N (the tests cut tiles on small grids).
+  // One share an SM (one block fits), or blocks=N (the tests cut tiles on small grids).
   const std::int64_t grid = p.persistent_blocks > 0 ? p.persistent_blocks : std::max(launch_on.sm_count, 1);
-  SWATH_EXPECTS(grid <= 0x7fffffff, "gemm: more blocks than a grid holds");
+  SWATH_EXPECTS(grid <= max_sms, "gemm step 16: its tail has at most 256 shares (blocks=N)");
   tail_plan plan;
   plan.slices = (p.k + BlockK - 1) / BlockK;
   plan.shared_tiles = last_wave_tiles(tiles, grid, plan.slices);
   plan.whole_tiles = tiles - plan.shared_tiles;
-  // Weighted shares where the whole tiles can record their starts; the tail's kernel falls back to
-  // even ones unless each of its grid's SMs ran two whole tiles or more.
+  plan.share_count = grid;
+  // Weighted shares where the whole tiles can record their starts; the tail falls back to even ones
+  // unless each of the shares' SMs ran two whole tiles or more.
   plan.weighted = plan.shared_tiles > 0 && plan.whole_tiles > 0 && plan.whole_tiles <= recorded_blocks &&
-                  grid <= max_sms && p.weighted_shares;
-  if (plan.weighted) {
-    launch_whole_tiles<BlockK, Stages, record_start>(p, maps, x.c, stream, static_cast<unsigned>(plan.whole_tiles));
-  } else if (plan.whole_tiles > 0) {
-    launch_whole_tiles<BlockK, Stages>(p, maps, x.c, stream, static_cast<unsigned>(plan.whole_tiles));
+                  p.weighted_shares;
+  // The whole tiles wait for the rewrite of op(A) or op(B) where there is one (copy_engine.cuh's
+  // deep_major_of), as its programmatic dependent: they are launched while it ends.
+  if (plan.whole_tiles > 0) {
+    launch_producer_warp<BlockK, Stages, tail_pieces>(p, maps, x.c, stream, static_cast<unsigned>(plan.whole_tiles),
+                                                      {plan, false}, true);
   }
   if (plan.shared_tiles == 0) return;
   const workspace held = workspace_for(grid, compute_threads * 8 * 16);
   plan.partials = held.partials, plan.arrivals = held.arrivals;
-  constexpr auto kernel = balanced_tail_kernel<BlockK, Stages>;
-  static const int blocks_per_sm = prepare_kernel(kernel, producer_warp_threads, s::shared_bytes);
-  (void)blocks_per_sm;
-  // Weighted, the tail is the whole tiles' programmatic dependent: its block starts on an SM as soon as
-  // that SM's last whole tile ends (the whole tiles' blocks let it launch once all have started and
-  // recorded their start; it reads nothing else of theirs), not once the slowest SM's has.
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(grid));
-  config.blockDim = dim3(producer_warp_threads);
-  config.dynamicSmemBytes = s::shared_bytes;
-  config.stream = stream;
-  cudaLaunchAttribute dependent{};
-  dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  dependent.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &dependent;
-  config.numAttrs = plan.weighted ? 1 : 0;
-  SWATH_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, p, maps.a, maps.b, x.c, aligned16(x.c, p.ldc), plan));
+  // A block for every piece there can be: each share is one piece, plus one where a tile boundary
+  // falls inside it (shared_tiles - 1 boundaries at most). Weighted, the tail is the whole tiles'
+  // programmatic dependent: its blocks start on an SM as soon as that SM's last whole tile ends (the
+  // whole tiles' blocks let it launch once all have started and recorded their start; it reads nothing
+  // else of theirs), not once the slowest SM's has.
+  launch_producer_warp<BlockK, Stages, tail_pieces>(p, maps, x.c, stream,
+                                                    static_cast<unsigned>(grid + plan.shared_tiles - 1), {plan, true},
+                                                    plan.weighted);
 }
 
 }  // namespace
 
 // Where step 14's rule sends a problem to the copy engine (tma=auto|on|off), these kernels; else step
-// 13. blocks=N sets the tail's grid.
+// 13. blocks=N sets the tail's shares.
 void balanced_tail(const problem& p, const operands& x, const launch_context& launch_on) {
   if (copy_engine_chosen(p, x, launch_on)) {
     launch<16, 8>(p, x, launch_on);

@@ -1,6 +1,6 @@
 #pragma once
 // Step 15's kernel: a producer warpgroup feeds the copy engine's stages, the eight compute warps only
-// read, multiply and release. Step 16 launches it for its full waves of whole tiles. Why it is as it
+// read, multiply and release. Step 16 runs its whole tiles and its tail's pieces on it. Why it is as it
 // is: 15_producer_warp.cu. Compiled for sm_90a (setmaxnreg).
 #include <string>
 
@@ -40,45 +40,72 @@ __device__ __forceinline__ void fill_next_stage(unsigned stages_address, unsigne
   if (++stage == Stages) stage = 0, ++round;
 }
 
-// What a block does besides its tile, at its start (thread 0, before the block barrier) and after the
-// block barrier (every thread): nothing in step 15; step 16 records where and when it started and lets
-// its tail launch (16_balanced_tail.cu, record_start).
+// The K slices [first, first + count) of the tile numbered `tile` in block order that a block takes;
+// `share` is the step 16 tail's share the piece belongs to (-1 for a whole tile).
+struct tile_piece {
+  std::int64_t tile;
+  int first, count, share;
+};
+
+// What a block does besides step 15's walk over its whole tile (block b takes tile b). `argument` is
+// the kernel's last parameter; at_start runs on thread 0 before the block barrier. Step 15: whole
+// tiles, nothing besides. Where whole_tiles_only is false (step 16, which runs its whole tiles and its
+// tail's pieces through this one kernel so that both run the same machine code: 16_balanced_tail.cu,
+// tail_pieces): at_entry runs on every thread first; after_barrier (every thread) returns the piece
+// the block takes instead; a piece of count 0 means nothing to do; a piece short of its whole tile
+// leaves its sums where part_target says instead of in C and then calls settle; at_end follows (the
+// compute warps).
 struct tile_only {
-  __device__ static void at_start() {}
-  __device__ static void after_barrier() {}
+  struct argument {};
+  static constexpr bool whole_tiles_only = true;
+  __device__ static void at_start(const argument&) {}
+  __device__ static void at_entry(const argument&, const problem&, float*, bool) {}
+  __device__ static tile_piece after_barrier(const argument&, int) { return {}; }
+  __device__ static void part_target(problem&, float*&, bool&, int&, int&) {}
+  __device__ static void settle() {}
+  __device__ static void at_end(const argument&) {}
 };
 
 template <int BlockK, int Stages, class Besides = tile_only>
 __global__ void __launch_bounds__(producer_warp_threads, 1)
     producer_warp_kernel(problem p, const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
-                         float* c, bool c_vector_ok) {
+                         float* c, bool c_vector_ok, const typename Besides::argument besides) {
   using s = engine_shape<BlockK, Stages>;
+  // The policy's work at entry (step 16's tail: its plan and piece), before anything is held in
+  // registers.
+  if constexpr (!Besides::whole_tiles_only) Besides::at_entry(besides, p, c, c_vector_ok);
   extern __shared__ __align__(1024) float ring[];  // the stages (a name of its own: extern arrays share one symbol)
   float* const stages = ring;
   const unsigned stages_address = shared_address(stages);
   const unsigned full = stages_address + s::barriers_at, empty = full + Stages * 8;
-  const schedule::tile_coordinate tile = tile_for_block(p, blockIdx.x, tile_m, tile_n);
-  const int i0 = static_cast<int>(tile.y) * tile_m, j0 = static_cast<int>(tile.x) * tile_n;
-  const int t = static_cast<int>(threadIdx.x), warp = t / 32, lane = t % 32;
   const int slices = static_cast<int>((p.k + BlockK - 1) / BlockK);
+  // Block b's whole tile, unless the policy hands out another piece after the barrier.
+  tile_piece piece{static_cast<std::int64_t>(blockIdx.x), 0, slices, -1};
+  schedule::tile_coordinate tile = tile_for_block(p, piece.tile, tile_m, tile_n);
+  int i0 = static_cast<int>(tile.y) * tile_m, j0 = static_cast<int>(tile.x) * tile_n;
+  const int t = static_cast<int>(threadIdx.x), warp = t / 32, lane = t % 32;
 
   if (t == 0) {
-    Besides::at_start();
+    Besides::at_start(besides);
     for (int stage = 0; stage < Stages; ++stage) {
       swath::cuda::init_barrier(full + 8 * stage, 1);
       swath::cuda::init_barrier(empty + 8 * stage, compute_threads);
     }
     swath::cuda::fence_barrier_init();
   }
-  __syncthreads();  // the only block barrier: the mbarriers exist before anyone waits on them
-  Besides::after_barrier();
+  __syncthreads();  // the only block barrier of the walk: the mbarriers exist before anyone waits on them
+  if constexpr (!Besides::whole_tiles_only) {
+    piece = Besides::after_barrier(besides, slices);
+    tile = tile_for_block(p, piece.tile, tile_m, tile_n);
+    i0 = static_cast<int>(tile.y) * tile_m, j0 = static_cast<int>(tile.x) * tile_n;
+  }
 
   if (warp >= compute_threads / 32) {
     // The producer.
     give_back_registers<producer_registers>();
     if (t != compute_threads) return;
     int stage = 0, round = 0;
-    for (int slice = 0; slice < slices; ++slice) {
+    for (int slice = piece.first; slice < piece.first + piece.count; ++slice) {
       fill_next_stage<BlockK, Stages>(stages_address, full, empty, &a_map, &b_map, i0, j0, slice, stage, round);
     }
     return;
@@ -86,21 +113,61 @@ __global__ void __launch_bounds__(producer_warp_threads, 1)
 
   // The compute warps: step 14's loop without thread 0's work.
   take_registers<compute_registers>();
+  if constexpr (!Besides::whole_tiles_only) {
+    if (piece.count == 0) {
+      Besides::at_end(besides);
+      return;
+    }
+  }
   const int row0 = warp / 2 * 64 + lane / 4 * 4, column0 = warp % 2 * 64 + lane % 4 * 4;
   float sum[8][16] = {};
-  multiply_slices<BlockK, Stages>(stages, full, empty, slices, row0, column0, sum, [](int) {}, [](int) {});
-  store_tile(p, c, c_vector_ok, i0, j0, row0, column0, sum);
+  multiply_slices<BlockK, Stages>(stages, full, empty, piece.count, row0, column0, sum, [](int) {}, [](int) {});
+  if constexpr (Besides::whole_tiles_only) {
+    store_tile(p, c, c_vector_ok, i0, j0, row0, column0, sum);
+  } else {
+    // A piece short of its tile leaves its sums where the policy says (part_target), through the same
+    // stores as C's, and the policy settles the tile. Both take what they need from the policy's shared
+    // memory: other stores here, or values held in registers across the loop for them, moved ptxas's
+    // schedule of the loop (docs/gemm.md, step 16 v3).
+    const bool whole = piece.count == slices;
+    problem target = p;
+    float* out = c;
+    bool out_vector_ok = c_vector_ok;
+    int out_i0 = i0, out_j0 = j0;
+    if (!whole) Besides::part_target(target, out, out_vector_ok, out_i0, out_j0);
+    store_tile(target, out, out_vector_ok, out_i0, out_j0, row0, column0, sum);
+    if (!whole) Besides::settle();
+    Besides::at_end(besides);
+  }
 }
 
-// The first `blocks` tiles in block order, one block each.
+// The kernel on `blocks` blocks (step 15: the first `blocks` tiles in block order, one block each).
+// With `dependent`, as the programmatic dependent of the grid before it on the stream: its blocks may
+// start while that grid ends, and wait for it where the policy says (step 16).
 template <int BlockK, int Stages, class Besides = tile_only>
-void launch_whole_tiles(const problem& p, const slice_maps& maps, float* c, cudaStream_t stream, unsigned blocks) {
+void launch_producer_warp(const problem& p, const slice_maps& maps, float* c, cudaStream_t stream, unsigned blocks,
+                          const typename Besides::argument& besides = {}, bool dependent = false) {
   using s = engine_shape<BlockK, Stages>;
   constexpr auto kernel = producer_warp_kernel<BlockK, Stages, Besides>;
   static const int blocks_per_sm = prepare_kernel(kernel, producer_warp_threads, s::shared_bytes);
   (void)blocks_per_sm;
-  kernel<<<blocks, producer_warp_threads, s::shared_bytes, stream>>>(p, maps.a, maps.b, c, aligned16(c, p.ldc));
-  SWATH_CHECK_LAST();
+  if (!dependent) {
+    kernel<<<blocks, producer_warp_threads, s::shared_bytes, stream>>>(p, maps.a, maps.b, c, aligned16(c, p.ldc),
+                                                                     besides);
+    SWATH_CHECK_LAST();
+    return;
+  }
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(producer_warp_threads);
+  config.dynamicSmemBytes = s::shared_bytes;
+  config.stream = stream;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  SWATH_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, p, maps.a, maps.b, c, aligned16(c, p.ldc), besides));
 }
 
 }  // namespace swath::gemm::cuda

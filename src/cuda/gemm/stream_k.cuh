@@ -34,8 +34,9 @@ struct stream_k_plan {
     return ((g + 1) * grid + total - 1) / total - 1;
   }
 #if defined(__CUDACC__)
-  // The share this block takes: its own number.
+  // The share this block takes: its own number; and how many shares there are: one a block.
   [[nodiscard]] __device__ __forceinline__ std::int64_t block() const { return blockIdx.x; }
+  [[nodiscard]] __device__ __forceinline__ std::int64_t sharers() const { return gridDim.x; }
 #endif
 };
 
@@ -44,7 +45,7 @@ struct stream_k_plan {
 // (r, q) at (r·ThreadN + q)·Threads + t.
 template <int Floats, class Plan>
 __device__ __forceinline__ float* slot_of(const Plan& plan, std::int64_t block, std::int64_t tile) {
-  const bool starts_here = plan.share_start(block, gridDim.x) >= tile * plan.slices;
+  const bool starts_here = plan.share_start(block, plan.sharers()) >= tile * plan.slices;
   return plan.partials + (2 * block + (starts_here ? 0 : 1)) * Floats;
 }
 
@@ -80,7 +81,9 @@ __device__ __forceinline__ void store_part(const Plan& plan, std::int64_t tile, 
 // every one of C's 32 four-wide stores reloaded m, n, ldc, alpha and beta from local memory, one
 // dependent load after another, and the kernel ran 4-5 µs longer at 1000 × 3000 × 700 and
 // 1024 × 3072 × 176 (H200, docs/gemm.md).
-template <int Threads, int ThreadN, bool AllThreads = true, class Plan = stream_k_plan>
+// Parts are laid out as store_part leaves them (PartRow 0), or (step 16) as tiles of rows PartRow long
+// in which each thread's sums sit where they sit in C's tile, left by C's own stores.
+template <int Threads, int ThreadN, bool AllThreads = true, class Plan = stream_k_plan, int PartRow = 0>
 __device__ __noinline__ void settle_shared_tile(const problem& problem_in_local_memory, float* c, bool c_vector_ok,
                                                 const Plan& plan_in_local_memory, std::int64_t tile,
                                                 std::int64_t i0, std::int64_t j0, int row0, int column0) {
@@ -90,7 +93,7 @@ __device__ __noinline__ void settle_shared_tile(const problem& problem_in_local_
   static_assert(8 * per_row % per_round == 0, "whole rounds");
   __shared__ int last_to_arrive;
   const int t = static_cast<int>(threadIdx.x);
-  const std::int64_t grid = gridDim.x;
+  const std::int64_t grid = plan.sharers();
   const std::int64_t first = plan.owner(tile * plan.slices, grid);
   const std::int64_t last = plan.owner((tile + 1) * plan.slices - 1, grid);
   ::cuda::atomic_ref<int, ::cuda::thread_scope_device> arrivals(plan.arrivals[tile]);
@@ -108,20 +111,38 @@ __device__ __noinline__ void settle_shared_tile(const problem& problem_in_local_
   SWATH_UNROLL
   for (int round = 0; round < 8 * per_row / per_round; ++round) {
     float4 total[per_round];
-    SWATH_UNROLL
-    for (int e = 0; e < per_round; ++e) {
-      const int group = round * per_round + e;
-      total[e] = make_float4(__ldcg(first_part + element(group, 0)), __ldcg(first_part + element(group, 1)),
-                             __ldcg(first_part + element(group, 2)), __ldcg(first_part + element(group, 3)));
-    }
-    // Every block after `first` starts its share inside the tile: its first slot.
-    for (std::int64_t from = first + 1; from <= last; ++from) {
-      const float* part = plan.partials + 2 * from * floats;
+    if constexpr (PartRow > 0) {
+      // Thread t's four sums of group `group` in a part laid out as C's tile.
+      const auto four = [&](const float* part, int group) {
+        const int r = group / per_row, j = group % per_row;
+        return __ldcg(reinterpret_cast<const float4*>(part + (row0 + r % 4 + r / 4 * 32) * PartRow + column0 + 16 * j));
+      };
+      SWATH_UNROLL
+      for (int e = 0; e < per_round; ++e) total[e] = four(first_part, round * per_round + e);
+      for (std::int64_t from = first + 1; from <= last; ++from) {
+        const float* part = plan.partials + 2 * from * floats;
+        SWATH_UNROLL
+        for (int e = 0; e < per_round; ++e) {
+          const float4 more = four(part, round * per_round + e);
+          total[e].x += more.x, total[e].y += more.y, total[e].z += more.z, total[e].w += more.w;
+        }
+      }
+    } else {
       SWATH_UNROLL
       for (int e = 0; e < per_round; ++e) {
         const int group = round * per_round + e;
-        total[e].x += __ldcg(part + element(group, 0)), total[e].y += __ldcg(part + element(group, 1));
-        total[e].z += __ldcg(part + element(group, 2)), total[e].w += __ldcg(part + element(group, 3));
+        total[e] = make_float4(__ldcg(first_part + element(group, 0)), __ldcg(first_part + element(group, 1)),
+                               __ldcg(first_part + element(group, 2)), __ldcg(first_part + element(group, 3)));
+      }
+      // Every block after `first` starts its share inside the tile: its first slot.
+      for (std::int64_t from = first + 1; from <= last; ++from) {
+        const float* part = plan.partials + 2 * from * floats;
+        SWATH_UNROLL
+        for (int e = 0; e < per_round; ++e) {
+          const int group = round * per_round + e;
+          total[e].x += __ldcg(part + element(group, 0)), total[e].y += __ldcg(part + element(group, 1));
+          total[e].z += __ldcg(part + element(group, 2)), total[e].w += __ldcg(part + element(group, 3));
+        }
       }
     }
     SWATH_UNROLL
