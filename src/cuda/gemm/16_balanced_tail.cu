@@ -132,10 +132,11 @@ struct tail_plan : stream_k_plan {
 
 // Piece 2k + 0 of share k is its slices within the tile it starts in, piece 2k + 1 the rest (a share
 // is at most a tile long, so it touches at most two). claims[i] holds the epoch of the launch whose
-// block took piece i. The first block to make the plan publishes it (the epoch in `tag`, written
-// last), and the blocks after it read it instead of the records. planners counts the blocks that
-// have their piece (the last moves the epoch on), finished those that are done (the last waits for
-// the whole tiles' grid, so the tail's grid does not end before it).
+// block took piece i; share_of_sm[s] the epoch and the share whose first piece SM s took last. The
+// first block to make the plan publishes it (the epoch in `tag`, written last), and the blocks after
+// it read it instead of the records. planners counts the blocks that have their piece (the last moves
+// the epoch on), finished those that are done (the last waits for the whole tiles' grid, so the
+// tail's grid does not end before it).
 struct published_plan {
   unsigned tag, publisher;
   int weighted;
@@ -143,6 +144,7 @@ struct published_plan {
   std::int64_t bounds[max_sms + 1];
 };
 static __device__ unsigned piece_claims[2 * max_sms];
+static __device__ unsigned long long share_of_sm[max_sms];  // the epoch, then the share of the SM's first piece
 static __device__ published_plan published;
 static __device__ unsigned planners = 0, finished = 0;
 
@@ -338,13 +340,14 @@ __device__ __noinline__ void claim_piece() {
   }
   __syncthreads();
   if (warp == 0) {
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
     tile_piece piece{0, 0, 0, -1};
     int chosen = -1;
-    if (weighted == 1 && lane == 0) {
-      // The SM's first piece, else its second.
-      unsigned sm;
-      asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-      const int k = sm < max_sms ? rank_of[sm] : -1;
+    if (lane == 0 && sm < max_sms) {
+      // The SM's own share: the weighted plan's, or (even shares) the one whose first piece it took.
+      const unsigned long long took = __ldcg(&share_of_sm[sm]);
+      const int k = weighted == 1 ? rank_of[sm] : took >> 32 == epoch ? static_cast<int>(took & 0xffffffffu) : -1;
       tile_piece own;
       for (int part = 0; k >= 0 && part < 2 && chosen < 0; ++part) {
         if (piece_of(plan, bounds, 2 * k + part, own) && atomicExch(&piece_claims[2 * k + part], epoch) != epoch) {
@@ -353,20 +356,26 @@ __device__ __noinline__ void claim_piece() {
       }
     }
     chosen = __shfl_sync(0xffffffffu, chosen, 0);
-    // Else the first piece nobody holds, 32 at a time.
+    // Else the first piece nobody holds, 32 at a time: the shares' first pieces in order, then their
+    // second ones (so that with even shares, all starting at once, each SM takes a first piece and
+    // then that share's second, v1's run).
     for (int base = 0; chosen < 0 && base < 2 * shares; base += 32) {
-      const int index = base + lane;
+      const int position = base + lane;
+      const int index = position < shares ? 2 * position : 2 * (position - static_cast<int>(shares)) + 1;
       tile_piece candidate;
-      const bool open = index < 2 * shares && piece_of(plan, bounds, index, candidate) &&
-                  *static_cast<volatile unsigned*>(&piece_claims[index]) != epoch;
+      const bool open = position < 2 * shares && piece_of(plan, bounds, index, candidate) &&
+                        *static_cast<volatile unsigned*>(&piece_claims[index]) != epoch;
       unsigned open_lanes = __ballot_sync(0xffffffffu, open);
       while (open_lanes != 0 && chosen < 0) {
         const int l = __ffs(open_lanes) - 1;
         open_lanes &= open_lanes - 1;
         int taken = 0;
         if (lane == l) taken = atomicExch(&piece_claims[index], epoch) != epoch;
-        if (__shfl_sync(0xffffffffu, taken, l)) chosen = base + l;
+        if (__shfl_sync(0xffffffffu, taken, l)) chosen = __shfl_sync(0xffffffffu, index, l);
       }
+    }
+    if (lane == 0 && chosen >= 0 && chosen % 2 == 0 && sm < max_sms) {
+      __stcg(&share_of_sm[sm], static_cast<unsigned long long>(epoch) << 32 | static_cast<unsigned>(chosen / 2));
     }
     if (lane == 0) {
       if (chosen >= 0) piece_of(plan, bounds, chosen, piece);
