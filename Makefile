@@ -10,7 +10,7 @@ RESULTS ?= results
 # A Python that has matplotlib: the one on PATH, or Debian's (python3-matplotlib).
 PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import matplotlib' >/dev/null 2>&1 && { echo $$p; break; }; done)
 
-.PHONY: run test build sanitize model plots docs clean
+.PHONY: run test build sanitize model plots docs sass clean
 
 build:
 	cmake --preset $(PRESET)
@@ -52,6 +52,11 @@ plots:
 # Regenerate the README's and docs/' results tables and plots from bench/results/<gpu>/*.json.
 docs:
 	$(PYTHON) tools/tables.py
+
+# The SGEMM slice loops as ptxas scheduled them in this build (needs the CUDA toolkit's cuobjdump):
+# instruction counts and a digest per kernel, to compare with the ones measured (docs/gemm.md).
+sass: build
+	python3 tools/sass_loops.py $$(find build/$(PRESET)/src -path '*cuda/gemm/*.o' | sort)
 
 clean:
 	rm -rf build results
