@@ -111,11 +111,8 @@ struct tail_plan : stream_k_plan {
   std::int64_t share_count = 0;          // one share an SM (or blocks=N)
   const std::int64_t* bounds = nullptr;  // set in the kernel once the plan is made (shared memory)
   std::int64_t share = 0;                // the share the piece in hand belongs to
-  [[nodiscard]] __host__ __device__ std::int64_t share_start(std::int64_t block, std::int64_t grid) const {
-    return bounds ? bounds[block] : stream_k_plan::share_start(block, grid);
-  }
-  [[nodiscard]] __host__ __device__ std::int64_t owner(std::int64_t g, std::int64_t grid) const {
-    if (!bounds) return stream_k_plan::owner(g, grid);
+  [[nodiscard]] __device__ std::int64_t share_start(std::int64_t block, std::int64_t) const { return bounds[block]; }
+  [[nodiscard]] __device__ std::int64_t owner(std::int64_t g, std::int64_t grid) const {
     std::int64_t low = 0, high = grid - 1;  // the last share starting at or before g (none is empty)
     while (low < high) {
       const std::int64_t middle = (low + high + 1) / 2;

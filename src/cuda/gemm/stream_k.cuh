@@ -106,43 +106,31 @@ __device__ __noinline__ void settle_shared_tile(const problem& problem_in_local_
   parts_barrier<Threads, AllThreads>();
   if (!last_to_arrive) return;
   // Thread t adds up its own sums' places, 8 groups of four (32 loads in flight) at a time.
-  const auto element = [&](int group, int x) { return (group / per_row * ThreadN + group % per_row * 4 + x) * Threads + t; };
+  // Thread t's four sums of group `group` in a part: at its place in the slot (store_part's layout),
+  // or in C's tile (PartRow > 0).
+  const auto four = [&](const float* part, int group) {
+    if constexpr (PartRow > 0) {
+      const int r = group / per_row, j = group % per_row;
+      return __ldcg(reinterpret_cast<const float4*>(part + (row0 + r % 4 + r / 4 * 32) * PartRow + column0 + 16 * j));
+    } else {
+      const auto element = [&](int x) { return (group / per_row * ThreadN + group % per_row * 4 + x) * Threads + t; };
+      return make_float4(__ldcg(part + element(0)), __ldcg(part + element(1)), __ldcg(part + element(2)),
+                         __ldcg(part + element(3)));
+    }
+  };
   const float* first_part = slot_of<floats>(plan, first, tile);
   SWATH_UNROLL
   for (int round = 0; round < 8 * per_row / per_round; ++round) {
     float4 total[per_round];
-    if constexpr (PartRow > 0) {
-      // Thread t's four sums of group `group` in a part laid out as C's tile.
-      const auto four = [&](const float* part, int group) {
-        const int r = group / per_row, j = group % per_row;
-        return __ldcg(reinterpret_cast<const float4*>(part + (row0 + r % 4 + r / 4 * 32) * PartRow + column0 + 16 * j));
-      };
-      SWATH_UNROLL
-      for (int e = 0; e < per_round; ++e) total[e] = four(first_part, round * per_round + e);
-      for (std::int64_t from = first + 1; from <= last; ++from) {
-        const float* part = plan.partials + 2 * from * floats;
-        SWATH_UNROLL
-        for (int e = 0; e < per_round; ++e) {
-          const float4 more = four(part, round * per_round + e);
-          total[e].x += more.x, total[e].y += more.y, total[e].z += more.z, total[e].w += more.w;
-        }
-      }
-    } else {
+    SWATH_UNROLL
+    for (int e = 0; e < per_round; ++e) total[e] = four(first_part, round * per_round + e);
+    // Every block after `first` starts its share inside the tile: its first slot.
+    for (std::int64_t from = first + 1; from <= last; ++from) {
+      const float* part = plan.partials + 2 * from * floats;
       SWATH_UNROLL
       for (int e = 0; e < per_round; ++e) {
-        const int group = round * per_round + e;
-        total[e] = make_float4(__ldcg(first_part + element(group, 0)), __ldcg(first_part + element(group, 1)),
-                               __ldcg(first_part + element(group, 2)), __ldcg(first_part + element(group, 3)));
-      }
-      // Every block after `first` starts its share inside the tile: its first slot.
-      for (std::int64_t from = first + 1; from <= last; ++from) {
-        const float* part = plan.partials + 2 * from * floats;
-        SWATH_UNROLL
-        for (int e = 0; e < per_round; ++e) {
-          const int group = round * per_round + e;
-          total[e].x += __ldcg(part + element(group, 0)), total[e].y += __ldcg(part + element(group, 1));
-          total[e].z += __ldcg(part + element(group, 2)), total[e].w += __ldcg(part + element(group, 3));
-        }
+        const float4 more = four(part, round * per_round + e);
+        total[e].x += more.x, total[e].y += more.y, total[e].z += more.z, total[e].w += more.w;
       }
     }
     SWATH_UNROLL
