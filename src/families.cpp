@@ -4,11 +4,11 @@
 
 #include "swath/bench/family.hpp"
 #include "swath/core/error.hpp"
-#include "swath/elementwise.hpp"
-#include "swath/gemm.hpp"
-#include "swath/histogram.hpp"
-#include "swath/raytracer.hpp"
-#include "swath/stencil.hpp"
+#include "swath/lab/elementwise.hpp"
+#include "swath/lab/gemm.hpp"
+#include "swath/lab/histogram.hpp"
+#include "swath/lab/raytracer.hpp"
+#include "swath/lab/stencil.hpp"
 
 namespace swath::bench {
 

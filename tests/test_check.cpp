@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "swath/bench/check.hpp"
-#include "swath/elementwise.hpp"
+#include "swath/lab/elementwise.hpp"
 #include "test_support.hpp"
 
 namespace swath::elementwise {

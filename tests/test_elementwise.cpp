@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "swath/elementwise.hpp"
+#include "swath/lab/elementwise.hpp"
 #include "test_support.hpp"
 
 namespace swath::elementwise {

@@ -13,7 +13,7 @@
 #include "swath/core/device.hpp"
 #include "swath/core/error.hpp"
 #include "swath/core/random.hpp"
-#include "swath/gemm.hpp"
+#include "swath/lab/gemm.hpp"
 #include "swath/schedule/cache_model.hpp"
 #include "test_support.hpp"
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "swath/core/error.hpp"
-#include "swath/gemm_tuning.hpp"
+#include "swath/lab/gemm_tuning.hpp"
 
 namespace swath::gemm {
 namespace {

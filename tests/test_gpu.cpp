@@ -6,7 +6,7 @@
 #include "swath/core/device.hpp"
 #include "swath/core/poison.hpp"
 #include "swath/core/random.hpp"
-#include "swath/elementwise.hpp"
+#include "swath/lab/elementwise.hpp"
 #include "test_support.hpp"
 
 namespace swath {

@@ -14,7 +14,7 @@
 #include "swath/core/buffer.hpp"
 #include "swath/core/device.hpp"
 #include "swath/core/error.hpp"
-#include "swath/histogram.hpp"
+#include "swath/lab/histogram.hpp"
 #include "test_support.hpp"
 
 namespace swath::histogram {

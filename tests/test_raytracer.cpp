@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "swath/core/error.hpp"
-#include "swath/raytracer.hpp"
+#include "swath/lab/raytracer.hpp"
 #include "test_support.hpp"
 
 namespace swath::raytracer {

@@ -11,7 +11,7 @@
 #include "swath/core/buffer.hpp"
 #include "swath/core/error.hpp"
 #include "swath/schedule/cache_model.hpp"
-#include "swath/stencil.hpp"
+#include "swath/lab/stencil.hpp"
 #include "test_support.hpp"
 
 namespace swath::stencil {

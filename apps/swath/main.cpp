@@ -18,8 +18,8 @@
 #include "swath/build_info.hpp"
 #include "swath/core/device.hpp"
 #include "swath/core/error.hpp"
-#include "swath/gemm_tuning.hpp"
-#include "swath/raytracer.hpp"
+#include "swath/lab/gemm_tuning.hpp"
+#include "swath/lab/raytracer.hpp"
 #include "swath/schedule/block_order.hpp"
 #include "swath/schedule/explain.hpp"
 

@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <span>
 
-#include "swath/bench/family.hpp"
 #include "swath/core/buffer.hpp"
 #include "swath/core/hd.hpp"
 #include "swath/registry.hpp"
+#include "swath/core/stream.hpp"
 
 namespace swath::elementwise {
 
@@ -56,17 +56,27 @@ work_amount add_work(const problem& p);
 work_amount copy_work(const problem& p);
 support any_size(const problem& p);
 
-// The registry table (src/elementwise/registry.cpp). CUDA rows are present only in CUDA builds.
-std::span<const variant> variants();
-const variant& find_variant(std::string_view name);
+// The library's steps of this family (src/elementwise/registry.cpp), in reading order; CUDA rows only in
+// CUDA builds. The lab adds the vendor baselines and the entry points' rows (swath/lab/elementwise.hpp).
+std::span<const variant> steps();
 
-// The problem a variant solves at a size: vectors take "N", matrices "WxH" (leading dimension W rounded
-// up to 32 floats, as cudaMallocPitch would).
-problem make_problem(const variant& v, const bench::size_spec& size);
 
-// A trial for any record, in the table or not (the tests feed deliberately broken variants through it).
-std::unique_ptr<bench::trial> make_trial(const variant& v, const problem& p, const bench::trial_options& options);
 
-const bench::family& family();
+
+// ---- The library calls -----------------------------------------------------------------------------
+// c[i] = a[i] + b[i] for i < n. Device memory: asynchronous on `stream`, on its device; host memory: on
+// the CPU's OpenMP threads, done on return. a, b and c may be the same array. Throws
+// swath::usage_error naming the argument, before anything runs, for n < 0, a null pointer, or operands
+// split between host and device or on another device than the stream's.
+void vector_add(const float* a, const float* b, float* c, std::int64_t n, stream_t stream = nullptr);
+// C = A + B over rows × cols, row-major, all three with rows ld ≥ cols elements apart. As vector_add
+// otherwise.
+void matrix_add(const float* a, const float* b, float* c, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                stream_t stream = nullptr);
 
 }  // namespace swath::elementwise
+
+namespace swath {
+using elementwise::matrix_add;
+using elementwise::vector_add;
+}  // namespace swath

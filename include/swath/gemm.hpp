@@ -11,8 +11,8 @@
 
 #include "swath/core/hd.hpp"
 
-#include "swath/bench/family.hpp"
 #include "swath/registry.hpp"
+#include "swath/core/stream.hpp"
 
 namespace swath::gemm {
 
@@ -116,10 +116,31 @@ support plain_gemm(const problem& p);  // C = A · B only (see plain())
 // each result is within (K + 2) · 2^-24 of the exact value; twice that passes.
 double tolerance(const problem& p);
 
-std::span<const variant> variants();
-const variant& find_variant(std::string_view name);
-problem make_problem(const variant& v, const bench::problem_spec& spec);
-std::unique_ptr<bench::trial> make_trial(const variant& v, const problem& p, const bench::trial_options& options);
-const bench::family& family();
+// The library's steps of this family (src/gemm/registry.cpp), in reading order; CUDA rows only in
+// CUDA builds. The lab adds the vendor baselines and the entry points' rows (swath/lab/gemm.hpp).
+std::span<const variant> steps();
+
+// ---- The library call ----------------------------------------------------------------------------
+// C = alpha · op(A) · op(B) + beta · C in float32, row-major: op(A) is M × K, op(B) K × N, C M × N, and
+// lda, ldb, ldc are the elements between the starts of consecutive rows of A, B and C as stored (A is
+// K × M when op_a is transpose, B is N × K when op_b is). M, N or K = 0 is allowed: M or N = 0 does
+// nothing, K = 0 scales C by beta (as BLAS does). beta = 0 never reads C.
+//
+// With A, B and C in device memory (cudaMalloc, or managed), the product runs on `stream`'s device,
+// asynchronously on the stream, with the fastest step the dispatch knows for that GPU and shape
+// (docs/library.md). With all three in host memory, it runs on the CPU's OpenMP threads and returns
+// when done. Throws swath::usage_error naming the argument, before anything runs and without touching
+// C, for a negative size, a null pointer that is needed, a leading dimension shorter than its row,
+// operands split between host and device, operands on another device than the stream's, or a GPU this
+// build has no code for.
+enum class op { none, transpose };
+void sgemm(op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+           std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc,
+           stream_t stream = nullptr);
 
 }  // namespace swath::gemm
+
+namespace swath {
+using gemm::op;
+using gemm::sgemm;
+}  // namespace swath

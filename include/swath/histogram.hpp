@@ -18,10 +18,10 @@
 #include <span>
 #include <string>
 
-#include "swath/bench/family.hpp"
 #include "swath/core/hd.hpp"
 #include "swath/core/random.hpp"
 #include "swath/registry.hpp"
+#include "swath/core/stream.hpp"
 
 namespace swath::histogram {
 
@@ -148,12 +148,9 @@ support byte_histogram(const problem& p);  // the 256-bin byte fast path only
 inline constexpr int shared_counter_limit = 48 * 1024;
 support shared_counters(const problem& p);
 
-// The registry table (src/histogram/registry.cpp). CUDA rows are present only in CUDA builds.
-std::span<const variant> variants();
-const variant& find_variant(std::string_view name);
-problem make_problem(const variant& v, const bench::problem_spec& spec);
-std::unique_ptr<bench::trial> make_trial(const variant& v, const problem& p, const bench::trial_options& options);
-const bench::family& family();
+// The library's steps of this family (src/histogram/registry.cpp), in reading order; CUDA rows only in
+// CUDA builds. The lab adds the vendor baselines and the entry points' rows (swath/lab/histogram.hpp).
+std::span<const variant> steps();
 
 // The library call: counts bytes[0, n) into counts[0, 257) (host memory; counts[256], the outside slot,
 // is 0 for bytes). `bytes` may be device memory or host memory, pinned or pageable: with a GPU, device
@@ -163,5 +160,27 @@ void count_bytes(const std::uint8_t* bytes, std::int64_t n, std::uint64_t* count
 
 // Reference counts (bins + 1) of a problem's samples from `seed`, regenerated on the host, OpenMP.
 void reference_counts(const problem& p, std::uint64_t seed, std::uint64_t* counts);
+
+// ---- The library calls -----------------------------------------------------------------------------
+// counts[0, 257) = the count of each byte value in bytes[0, n), then counts[256] = 0 (the outside slot,
+// empty for bytes). The counts are written, not added to. Where it runs follows the memory:
+//   - counts in host memory that is not pinned: the CPU's OpenMP threads count bytes in host memory
+//     (pinned or not), done on return;
+//   - counts in device memory or pinned host memory: on `stream`'s device, asynchronously, bytes in
+//     device memory counted in place, bytes in pinned host memory streamed across the host link (the
+//     fastest way to count them: ~55 GB/s against ~20 GB/s for the CPU on an H100 host); counts in
+//     pinned host memory are written by a copy on the stream.
+// Throws swath::usage_error naming the argument, before anything runs, for n < 0, a null pointer,
+// device bytes with pageable host counts (that would make the call wait), pageable host bytes with
+// device counts, or memory on another device than the stream's.
+void count(const std::uint8_t* bytes, std::int64_t n, std::uint64_t* counts, stream_t stream = nullptr);
+// `bins` equal bins over [lo, hi) of int32 or float samples (bin_of above): counts[0, bins) and the
+// samples outside [lo, hi) and NaN in counts[bins]. bins ≥ 1, lo < hi, both finite. Samples and counts
+// both in device memory (on the stream's device, asynchronous) or both in host memory (the CPU, done on
+// return).
+void count(const std::int32_t* samples, std::int64_t n, int bins, double lo, double hi, std::uint64_t* counts,
+           stream_t stream = nullptr);
+void count(const float* samples, std::int64_t n, int bins, double lo, double hi, std::uint64_t* counts,
+           stream_t stream = nullptr);
 
 }  // namespace swath::histogram

@@ -17,13 +17,11 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
-#include "swath/bench/family.hpp"
 #include "swath/raytracer/bvh.hpp"
 #include "swath/raytracer/geometry.hpp"
 #include "swath/raytracer/shading.hpp"
 #include "swath/registry.hpp"
+#include "swath/core/stream.hpp"
 
 namespace swath::raytracer {
 
@@ -54,7 +52,6 @@ struct scene {
 };
 
 // Parsing: a bad scene is a usage_error naming the field ("spheres[3].radius") and what was expected.
-scene parse_scene(const nlohmann::json& document, const std::string& source);
 scene parse_scene_text(std::string_view text, const std::string& source);
 scene load_scene(const std::string& path);
 // A name without a path or extension ("seed", "random") is a shipped scene: scenes/NAME.json in the
@@ -105,34 +102,23 @@ struct variant {
 support any_scene(const problem& p);
 support seed_model(const problem& p);  // orthographic, flat shading, one sample: the seed's kernel
 
-// The registry table (src/raytracer/registry.cpp). CUDA rows are present only in CUDA builds.
-std::span<const variant> variants();
-const variant& find_variant(std::string_view name);
-const bench::family& family();
-// The benchmark's problem: size "WxH", config "scene=NAME spheres=N samples=N shading=flat|phong
-// shadows=on|off" (scene defaults to the family's; the rest to the scene's own settings).
-problem make_problem(const bench::problem_spec& spec);
-// The same from a config alone; width or height 0 takes the scene's own (swath render).
-problem make_problem(const std::string& config, int width, int height);
+// The library's steps of this family (src/raytracer/registry.cpp), in reading order; CUDA rows only in
+// CUDA builds. The lab adds the vendor baselines and the entry points' rows (swath/lab/raytracer.hpp).
+std::span<const variant> steps();
 
-// Renders a whole frame with a step into host pixels (width · height, row-major, top row first) and
-// returns what it took. `progress` (may be empty) hears the rows done so far. build_s is the
-// acceleration structure's build, timed with the repeated frames (0 without them; ~0 where the step
-// builds nothing per frame). With repetitions > 1
-// (on the GPU always at least 5), the build and the frame are then timed that many times more (CUDA
-// events on the GPU) and the medians reported: the first frame, drawn in bands for the progress bar,
-// also pays for loading the kernels.
-struct render_stats {
-  std::uint64_t rays = 0;
-  double build_s = 0, trace_s = 0;
-  int frames_timed = 1;
-};
-render_stats render(const variant& v, const problem& p, std::vector<rgba>& pixels,
-                    const std::function<void(int rows_done)>& progress = {}, int repetitions = 1);
-
-// PSNR in dB of b against a over the RGB channels clamped to [0, 1] (peak 1); infinity when equal.
-double psnr(std::span<const rgba> a, std::span<const rgba> b);
-// An 8-bit RGB PNG (values clamped to [0, 1], then the sRGB transfer curve). Throws on I/O errors.
-void write_png(const std::string& path, std::span<const rgba> pixels, int width, int height);
-
+// ---- The library call ------------------------------------------------------------------------------
+// Renders `s` with `settings` (size, samples, shading, shadows, seed) into pixels[0, width · height):
+// row-major, top row first, linear RGB with a = 1. With pixels in device memory, on `stream`'s device,
+// asynchronously: the BVH is built on the host (binned SAH) and traced on the GPU; the call returns
+// once the frame is queued, and the scene's device copy is released once the stream has passed it.
+// With pixels in host memory, on the CPU's OpenMP threads, done on return. Returns nothing; the rays
+// cast are counted only by the lab. Throws swath::usage_error for a null pointer, a size below 1, a
+// sample count below 1, a scene without spheres whose material index is out of range, or pixels on
+// another device than the stream's.
+void render(const scene& s, const render_settings& settings, rgba* pixels, stream_t stream = nullptr);
+// A scene from arrays: spheres and their material indices (one each), the materials, the lights and the
+// camera. Throws swath::usage_error for a material index out of range or a negative radius.
+scene make_scene(std::span<const sphere_geometry> spheres, std::span<const int> sphere_materials,
+                 std::span<const material> materials, std::span<const light> lights, const camera_spec& camera,
+                 vec3 background = {0, 0, 0});
 }  // namespace swath::raytracer

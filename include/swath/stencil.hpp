@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "swath/bench/family.hpp"
 #include "swath/core/hd.hpp"
 #include "swath/registry.hpp"
+#include "swath/core/stream.hpp"
 #include "swath/schedule/extent.hpp"
 
 namespace swath::stencil {
@@ -131,20 +131,47 @@ support seven_point_3d(const problem& p);  // the 3D 7-point stencil (star, radi
 // Throws usage_error on a count mismatch or a non-number.
 void set_weights(std::vector<tap>& taps, const std::string& text);
 
-std::span<const variant> variants();
-const variant& find_variant(std::string_view name);
+// The library's steps of this family (src/stencil/registry.cpp), in reading order; CUDA rows only in
+// CUDA builds. The lab adds the vendor baselines and the entry points' rows (swath/lab/stencil.hpp).
+std::span<const variant> steps();
 
-// The problem at a size and configuration ("radius=2 shape=box boundary=periodic type=double
-// column_width=model cache=L2 pitch=lines"); schedule parameters from the cache model unless given.
-// pitch=dense (rows back to back), lines (each row padded to whole 128-byte lines) or a number of
-// elements no smaller than the width.
-problem make_problem(const variant& v, const bench::problem_spec& spec);
-std::unique_ptr<bench::trial> make_trial(const variant& v, const problem& p, const bench::trial_options& options);
 
-const bench::family& family();
 
 std::string_view to_string(shape form);
 std::string_view to_string(boundary edge);
 std::string_view to_string(traversal order);
+
+// ---- The library calls -----------------------------------------------------------------------------
+// The grid as stored: width × height points per plane, depth planes (1 for 2D), rows row_pitch elements
+// apart (0: width, rows back to back) and planes row_pitch × height apart. dims says whether a depth of
+// 1 is a 2D grid (2) or a 3D grid of one plane (3).
+struct grid_layout {
+  std::int64_t width = 0, height = 0, depth = 1;
+  std::int64_t row_pitch = 0;
+  int dims = 2;
+};
+// The operator: the shape and radius (1-4), the boundary, the value outside for boundary::constant, and
+// the weights, one per tap in the order of default_taps (z, then y, then x, each from -r to r; empty:
+// the default weights).
+struct operator_spec {
+  shape form = shape::star;
+  int radius = 1;
+  boundary edge = boundary::clamp;
+  double edge_value = 0;
+  std::vector<double> weights;
+};
+// out = the stencil of in, one sweep. Device memory: asynchronous on `stream`, on its device, with the
+// fastest step for the GPU, the shape and the alignment (docs/library.md); host memory: OpenMP threads,
+// done on return (host grids must have their rows back to back). in and out must not overlap. Throws
+// swath::usage_error naming the argument, before anything runs and without touching out, for a bad
+// size, radius, pitch or weight count, a null pointer, or operands split between host and device or on
+// another device than the stream's.
+void apply(const float* in, float* out, const grid_layout& grid, const operator_spec& op, stream_t stream = nullptr);
+void apply(const double* in, double* out, const grid_layout& grid, const operator_spec& op, stream_t stream = nullptr);
+// T sweeps, ping-ponging between a (which holds the input) and b; returns the buffer that holds the
+// result (a when T is even, b when odd; T = 0 leaves a as it is). Asynchronous as apply.
+float* iterate(float* a, float* b, const grid_layout& grid, const operator_spec& op, int sweeps, stream_t stream = nullptr);
+double* iterate(double* a, double* b, const grid_layout& grid, const operator_spec& op, int sweeps,
+                stream_t stream = nullptr);
 
 }  // namespace swath::stencil

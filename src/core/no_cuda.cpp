@@ -32,8 +32,3 @@ void cuda_free(memory_kind, void*) noexcept {}
 void cuda_copy(void*, const void*, std::size_t, bool, bool) { no_cuda("device copy"); }
 }  // namespace detail
 }  // namespace swath
-
-#include "swath/bench/ceilings.hpp"
-namespace swath::bench {
-gpu_ceilings measure_gpu_ceilings(bool) { throw usage_error("GPU ceilings: this build of swath has no CUDA backend"); }
-}  // namespace swath::bench

@@ -1,4 +1,4 @@
-// The elementwise registry: every step and vendor baseline, in the order a reader should meet them.
+// The elementwise registry: every step, in the order a reader should meet them.
 // The CLI (swath list/verify/bench), the tests and the benchmarks all iterate this table.
 #include "steps.hpp"
 
@@ -35,16 +35,13 @@ const variant table[] = {
   {{"elementwise/cuda/10_d2h_pageable",          cuda, "device to host copy into pageable memory",              "copy_to_host",   exact,     false, device_to_host}, copy_to_host, host, any_size, cuda::copy_to_host, copy_work},
   {{"elementwise/cuda/11_h2d_pinned",            cuda, "host to device copy from pinned memory",                "copy_to_device", exact,     false, host_to_device}, copy_to_device, pinned_host, any_size, cuda::copy_to_device, copy_work},
   {{"elementwise/cuda/11_d2h_pinned",            cuda, "device to host copy into pinned memory",                "copy_to_host",   exact,     false, device_to_host}, copy_to_host, pinned_host, any_size, cuda::copy_to_host, copy_work},
-  {{"elementwise/cuda/vendor_thrust",            cuda, "Thrust: thrust::transform(a, b, c, plus)",              "vector_add", add_tolerance, true,  device_memory},  vector_add, host, any_size, cuda::thrust_transform, add_work},
-  {{"elementwise/cuda/vendor_cublas_geam",       cuda, "cuBLAS: cublasSgeam, C = A + B",                        "matrix_add", add_tolerance, true,  device_memory},  matrix_add, host, any_size, cuda::cublas_geam, add_work},
 #endif
 };
 // clang-format on
 
 }  // namespace
 
-std::span<const variant> variants() { return table; }
+std::span<const variant> steps() { return table; }
 
-const variant& find_variant(std::string_view name) { return find_in_table(variants(), "elementwise", name); }
 
 }  // namespace swath::elementwise

@@ -1,4 +1,4 @@
-// The gemm registry: every step and vendor baseline, in reading order. The CPU steps come from the
+// The gemm registry: every step, in reading order. The CPU steps come from the
 // schedules issue (the thesis's column width for matrix multiplication); the CUDA progression follows
 // the seed's matmul items and the SGEMM issue.
 #include "steps.hpp"
@@ -17,9 +17,6 @@ const variant table[] = {
   {{"gemm/cpu/01_naive",        cpu, "triple loop, k innermost, rows among OpenMP threads",     "sgemm", per_k, false, host_memory}, any_gemm, cpu::naive, gemm_work},
   {{"gemm/cpu/02_tiled",        cpu, "square cache tiles, i-k-j inside, tiles among threads",   "sgemm", per_k, false, host_memory}, plain_gemm, cpu::tiled, gemm_work},
   {{"gemm/cpu/03_column",       cpu, "column bands of B and C, width c = M / (u K)",            "sgemm", per_k, false, host_memory}, plain_gemm, cpu::column, gemm_work},
-#if SWATH_WITH_OPENBLAS
-  {{"gemm/cpu/vendor_openblas", cpu, "OpenBLAS: cblas_sgemm",                                   "sgemm", per_k, true,  host_memory}, any_gemm, cpu::openblas, gemm_work},
-#endif
 #if SWATH_WITH_CUDA
   {{"gemm/cuda/01_naive",       cuda, "the seed's kernel: one thread per C element, warps down C's columns", "sgemm", per_k, false, device_memory}, any_gemm, cuda::naive, gemm_work},
   {{"gemm/cuda/02_coalesced",   cuda, "warps along C's rows: B and C accesses coalesced, no transpose",      "sgemm", per_k, false, device_memory}, any_gemm, cuda::coalesced, gemm_work},
@@ -37,14 +34,12 @@ const variant table[] = {
   {{"gemm/cuda/14_copy_engine", cuda, "13, or 10's tile and micro-tile fed by the copy engine (TMA boxes, mbarriers, no block barrier, 32-deep slices) where its tiles make 2+ full waves and the operands' rewrite is cheap; tma=auto|on|off", "sgemm", per_k, false, device_memory}, any_gemm, cuda::copy_engine, gemm_work},
   {{"gemm/cuda/15_producer_warp", cuda, "14 with a producer warpgroup feeding the copy engine (setmaxnreg: 24 registers it, 240 the compute warps), 16-deep slices in 8 stages; tma=auto|on|off", "sgemm", per_k, false, device_memory}, any_gemm, cuda::producer_warp, gemm_work},
   {{"gemm/cuda/16_balanced_tail", cuda, "15 for the full waves, then the last wave's tiles cut along K and shared evenly over the SMs (stream-K on 15's warps); blocks=N, tma=auto|on|off", "sgemm", per_k, false, device_memory}, any_gemm, cuda::balanced_tail, gemm_work},
-  {{"gemm/cuda/vendor_cublas",  cuda, "cuBLAS: cublasSgemm, pedantic FP32 (no TF32)",                        "sgemm", per_k, true,  device_memory}, any_gemm, cuda::cublas_sgemm, gemm_work},
 #endif
 };
 // clang-format on
 
 }  // namespace
 
-std::span<const variant> variants() { return table; }
-const variant& find_variant(std::string_view name) { return find_in_table(variants(), "gemm", name); }
+std::span<const variant> steps() { return table; }
 
 }  // namespace swath::gemm

@@ -1,5 +1,5 @@
 // The tuner's file: reading (with refusals), writing, and the nearest-size choice that policy=auto makes.
-#include "swath/gemm_tuning.hpp"
+#include "swath/lab/gemm_tuning.hpp"
 
 #include <cmath>
 #include <cstdlib>

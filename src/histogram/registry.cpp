@@ -1,4 +1,4 @@
-// The histogram registry: every step and the vendor baseline, in the order a reader should meet them.
+// The histogram registry: every step, in the order a reader should meet them.
 // The CLI, the tests and the benchmarks all iterate this table. Counts are exact: tolerance 0.
 #include "steps.hpp"
 
@@ -20,14 +20,12 @@ const variant table[] = {
   {{"histogram/cuda/05_run_aggregated",  cuda, "as 04, equal neighbouring bytes summed before the atomic", "histogram", 0, false, device_memory_read},   byte_histogram, cuda::run_aggregated,     histogram_work},
   {{"histogram/cuda/06_bank_spread",     cuda, "32 copies, lane = bank: no conflict on any input",         "histogram", 0, false, device_memory_read},   byte_histogram, cuda::bank_spread,        histogram_work},
   {{"histogram/cuda/07_host_input",     cuda, "bytes in pinned host memory: 64 MiB chunks copied and counted in turn", "histogram", 0, false, host_to_device}, byte_histogram, cuda::host_input,   histogram_work, true},
-  {{"histogram/cuda/vendor_cub",         cuda, "CUB: DeviceHistogram::HistogramEven",                      "histogram", 0, true,  device_memory_read},   byte_histogram, cuda::cub_histogram_even, histogram_work},
 #endif
 };
 // clang-format on
 
 }  // namespace
 
-std::span<const variant> variants() { return table; }
-const variant& find_variant(std::string_view name) { return find_in_table(variants(), "histogram", name); }
+std::span<const variant> steps() { return table; }
 
 }  // namespace swath::histogram

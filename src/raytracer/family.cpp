@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "steps.hpp"
+#include "swath/lab/raytracer.hpp"
+#include "scene_json.hpp"
 #include "swath/core/buffer.hpp"
 #include "swath/core/device.hpp"
 #include "swath/core/error.hpp"
@@ -45,25 +47,6 @@ std::shared_ptr<const scene> cached_scene(const std::string& name, std::int64_t 
 
 }  // namespace
 
-std::shared_ptr<const ordered_tree> sah_tree_of(const std::shared_ptr<const scene>& s) {
-  static std::mutex guard;
-  // Holding the scene keeps its address from being reused by another scene while the tree is cached.
-  static std::map<const scene*, std::pair<std::shared_ptr<const scene>, std::shared_ptr<const ordered_tree>>> cache;
-  const std::lock_guard lock(guard);
-  if (const auto found = cache.find(s.get()); found != cache.end()) return found->second.second;
-  auto made = std::make_shared<ordered_tree>();
-  made->tree = build_sah_tree(s->spheres.data(), static_cast<int>(s->spheres.size()));
-  made->spheres.reserve(s->spheres.size());
-  made->materials.reserve(s->spheres.size());
-  for (const int index : made->tree.order) {
-    made->spheres.push_back(s->spheres[static_cast<std::size_t>(index)]);
-    made->materials.push_back(s->sphere_materials[static_cast<std::size_t>(index)]);
-  }
-  if (cache.size() >= 4) cache.clear();
-  std::shared_ptr<const ordered_tree> tree = std::move(made);
-  cache.emplace(s.get(), std::make_pair(s, tree));
-  return tree;
-}
 
 problem make_problem(const bench::problem_spec& spec) {
   if (spec.size.extents.size() != 2) throw usage_error("a ray tracer size is the image's WxH (got " + spec.size.text() + ")");

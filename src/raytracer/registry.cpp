@@ -27,7 +27,6 @@ const variant table[] = {
 
 }  // namespace
 
-std::span<const variant> variants() { return table; }
-const variant& find_variant(std::string_view name) { return find_in_table(variants(), "raytracer", name); }
+std::span<const variant> steps() { return table; }
 
 }  // namespace swath::raytracer

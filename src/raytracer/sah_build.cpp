@@ -8,8 +8,12 @@
 // Cost: each level bins every sphere once per axis (3n bin updates) and partitions them once; about
 // log2(n) levels: ~0.5 s for 10^6 spheres on one core.
 #include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <array>
 
+#include "steps.hpp"
 #include "swath/core/error.hpp"
 #include "swath/raytracer/bvh.hpp"
 
@@ -165,6 +169,28 @@ built_tree build_sah_tree(const sphere_geometry* spheres, int count) {
   SWATH_EXPECTS(count >= 0, "a sphere count ≥ 0");
   sah_builder builder(spheres, count);
   return builder.take(count);
+}
+
+// The ordered tree of a scene, built once and shared by every step and call that renders the same
+// scene object (the last four are kept; holding the scene keeps its address from being reused).
+std::shared_ptr<const ordered_tree> sah_tree_of(const std::shared_ptr<const scene>& s) {
+  static std::mutex guard;
+  // Holding the scene keeps its address from being reused by another scene while the tree is cached.
+  static std::map<const scene*, std::pair<std::shared_ptr<const scene>, std::shared_ptr<const ordered_tree>>> cache;
+  const std::lock_guard lock(guard);
+  if (const auto found = cache.find(s.get()); found != cache.end()) return found->second.second;
+  auto made = std::make_shared<ordered_tree>();
+  made->tree = build_sah_tree(s->spheres.data(), static_cast<int>(s->spheres.size()));
+  made->spheres.reserve(s->spheres.size());
+  made->materials.reserve(s->spheres.size());
+  for (const int index : made->tree.order) {
+    made->spheres.push_back(s->spheres[static_cast<std::size_t>(index)]);
+    made->materials.push_back(s->sphere_materials[static_cast<std::size_t>(index)]);
+  }
+  if (cache.size() >= 4) cache.clear();
+  std::shared_ptr<const ordered_tree> tree = std::move(made);
+  cache.emplace(s.get(), std::make_pair(s, tree));
+  return tree;
 }
 
 }  // namespace swath::raytracer

@@ -13,6 +13,7 @@
 #include "swath/core/error.hpp"
 #include "swath/core/random.hpp"
 #include "swath/raytracer.hpp"
+#include "scene_json.hpp"
 
 namespace swath::raytracer {
 namespace {

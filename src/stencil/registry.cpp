@@ -40,8 +40,7 @@ const variant table[] = {
 
 }  // namespace
 
-std::span<const variant> variants() { return table; }
+std::span<const variant> steps() { return table; }
 
-const variant& find_variant(std::string_view name) { return find_in_table(variants(), "stencil", name); }
 
 }  // namespace swath::stencil

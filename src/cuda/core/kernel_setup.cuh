@@ -1,25 +1,20 @@
 #pragma once
-// What a step does once per kernel before its first launch.
+// What a step does before a kernel's launch: raise its shared-memory limit and ask its occupancy, once
+// per kernel and device (both are properties of the device current at the call).
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstddef>
-
-#include "swath/core/error.hpp"
 
 namespace swath::cuda {
 
-// Sets the kernel's shared-memory limit past 48 KiB when it needs it, and returns how many blocks
-// of it are resident per SM. Call once per kernel (the steps keep it in a static).
+// Sets the kernel's shared-memory limit past 48 KiB when it needs it, and returns how many blocks of it
+// are resident per SM, on the current device. Cached per (device, kernel, threads, shared bytes): the
+// first call on a device does the work, later ones look it up (per_device.cu).
+int prepared_blocks_per_sm(const void* kernel, int threads, std::size_t shared_bytes);
+
 template <class Kernel>
 int prepare_kernel(Kernel kernel, int threads, std::size_t shared_bytes) {
-  if (shared_bytes > 48 * 1024) {
-    SWATH_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
-  }
-  int count = 0;
-  SWATH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, kernel, threads, shared_bytes));
-  return std::max(count, 1);
+  return prepared_blocks_per_sm(reinterpret_cast<const void*>(kernel), threads, shared_bytes);
 }
 
 }  // namespace swath::cuda

@@ -12,6 +12,7 @@
 // Expected: 1-3% over step 04, at or above Thrust and ≥ 95% of the copy ceiling.
 // Measured (H200, docs/elementwise.md): 1% SLOWER than step 04. Bytes in flight were not what held
 // 04 back; the grid-stride shape was (step 06).
+#include "../core/kernel_setup.cuh"
 #include "elementwise_common.cuh"
 
 namespace swath::elementwise::cuda {
@@ -45,14 +46,7 @@ __global__ void __launch_bounds__(threads_per_block) vecadd_in_flight_kernel(con
   if (tail < n) c[tail] = a[tail] + b[tail];
 }
 
-int resident_blocks_per_sm() {
-  static const int blocks = [] {
-    int count = 0;
-    SWATH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, vecadd_in_flight_kernel, threads_per_block, 0));
-    return count < 1 ? 1 : count;
-  }();
-  return blocks;
-}
+int resident_blocks_per_sm() { return swath::cuda::prepare_kernel(vecadd_in_flight_kernel, threads_per_block, 0); }
 
 }  // namespace
 

@@ -93,7 +93,7 @@ void launch(const problem& p, const operands& x, const launch_context& launch_on
   with_copy_modes(p, x, [&](auto a_mode, auto b_mode) {
     constexpr auto kernel = stream_k_kernel<BlockM, BlockN, BlockK, ThreadN, Stages, a_mode.value, b_mode.value>;
     // One block per resident slot unless blocks=N says otherwise.
-    static const int resident_per_sm = prepare_kernel(kernel, s::threads, s::shared_bytes);
+    const int resident_per_sm = prepare_kernel(kernel, s::threads, s::shared_bytes);
     const std::int64_t tiles = blocks_for_tiles(p, BlockM, BlockN);
     std::int64_t grid = p.persistent_blocks > 0 ? p.persistent_blocks
                                                 : static_cast<std::int64_t>(std::max(launch_on.sm_count, 1)) * resident_per_sm;
@@ -108,7 +108,7 @@ void launch(const problem& p, const operands& x, const launch_context& launch_on
     if (plan.shared_tiles == 0) {
       grid = std::min(grid, tiles);  // whole tiles only: no block without one
     } else {
-      const workspace held = workspace_for(grid, s::threads * 8 * ThreadN);
+      const workspace held = workspace_for(grid, s::threads * 8 * ThreadN, stream);
       plan.partials = held.partials, plan.arrivals = held.arrivals;
     }
     SWATH_EXPECTS(grid <= 0x7fffffff, "gemm: more blocks than a grid holds");

@@ -40,10 +40,10 @@
 // rewrite costs at most ~4% of the product (copy_engine_pays, below), and step 13 everywhere else;
 // tma=on runs it at any size (the tests use it), tma=off never.
 #include <algorithm>
-#include <mutex>
 #include <string>
 
 #include "../core/bulk_copy.cuh"
+#include "../core/per_device.cuh"
 #include "copy_engine.cuh"
 #include "swath/core/buffer.hpp"
 
@@ -131,7 +131,7 @@ void launch(const problem& p, const operands& x, cudaStream_t stream) {
   using s = engine_shape<BlockK, Stages>;
   const slice_maps maps = slice_maps_of<BlockK>(p, x, stream);
   constexpr auto kernel = copy_engine_kernel<BlockK, Stages>;
-  static const int blocks_per_sm = prepare_kernel(kernel, threads, s::shared_bytes);
+  const int blocks_per_sm = prepare_kernel(kernel, threads, s::shared_bytes);
   (void)blocks_per_sm;
   kernel<<<blocks_for_tiles(p, tile_m, tile_n), threads, s::shared_bytes, stream>>>(p, maps.a, maps.b, x.c,
                                                                                      aligned16(x.c, p.ldc));
@@ -169,15 +169,11 @@ __global__ void deep_major_copy_kernel(operand_view v, float* to, std::int64_t t
   }
 }
 
-// The rewritten operands, in device memory kept from call to call and grown when a larger one comes.
-float* workspace_for(int which, std::int64_t floats) {
-  static std::mutex guard;
-  static buffer<float> held[2];
-  const std::lock_guard lock(guard);
-  if (static_cast<std::int64_t>(held[which].size()) < floats) {
-    held[which] = buffer<float>(memory_kind::device, static_cast<std::size_t>(floats));
-  }
-  return held[which].data();
+// The rewritten operands, in device memory of the stream's own, kept from call to call and grown when
+// a larger one comes (per_device.cuh).
+float* workspace_for(int which, std::int64_t floats, cudaStream_t stream) {
+  const auto use = which == 0 ? swath::cuda::workspace_use::rewritten_a : swath::cuda::workspace_use::rewritten_b;
+  return static_cast<float*>(swath::cuda::stream_workspace(stream, use, static_cast<std::size_t>(floats) * 4, 0));
 }
 
 // Whether the copy engine cannot read the operand as stored: its rows run along K, or they are not a
@@ -189,7 +185,7 @@ bool rewritten(const operand_view& v) { return v.contiguous_in_depth || !v.vecto
 deep_major deep_major_of(const operand_view& v, int which, cudaStream_t stream) {
   if (!rewritten(v)) return {v.data, v.ld};
   const std::int64_t ld = (v.wide + 31) / 32 * 32;
-  float* to = workspace_for(which, v.deep * ld);
+  float* to = workspace_for(which, v.deep * ld, stream);
   SWATH_EXPECTS((v.wide + 31) / 32 <= 0x7fffffff, "gemm: op(A) or op(B) is too wide for step 14's copy grid");
   const dim3 grid(static_cast<unsigned>((v.wide + 31) / 32), static_cast<unsigned>(std::min<std::int64_t>((v.deep + 31) / 32, 65535)));
   deep_major_copy_kernel<<<grid, dim3(32, 8), 0, stream>>>(v, to, ld);

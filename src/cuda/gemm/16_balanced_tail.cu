@@ -94,19 +94,19 @@ constexpr int max_sms = 256;
 // SM, its start (the global timer, ns) and last the tag, the epoch of its launch read at its start;
 // the tail reads a record once its tag is the epoch it reads itself. The tail's last block to finish
 // its plan moves the epoch on, so a launch never reads an older launch's records, plan or claims
-// (launches on different streams at the same time would share them, as they share stream-K's slots).
+// (each stream has its own: tail_state, below).
 struct start_record {
   unsigned smid, tag;
   unsigned long long start;
 };
 constexpr int recorded_blocks = 1 << 14;
-static __device__ start_record whole_tile_starts[recorded_blocks];
-static __device__ unsigned record_epoch = 1;
+struct tail_state;
 
 // The tail's shares: even (stream-K's split) or weighted (plan_weighted_shares): share k is the slices
 // [bounds[k], bounds[k + 1]) of the tail's sequence, in which slice g is slice g mod S of the tail's
 // tile g / S. The settle finds the parts of a tile through share_start and owner.
 struct tail_plan : stream_k_plan {
+  tail_state* state = nullptr;           // the stream's records, plan and claims
   bool weighted = false;                 // the host asked the whole tiles to record their starts
   std::int64_t share_count = 0;          // one share an SM (or blocks=N)
   const std::int64_t* bounds = nullptr;  // set in the kernel once the plan is made (shared memory)
@@ -140,10 +140,16 @@ struct published_plan {
   int rank_of[max_sms];
   std::int64_t bounds[max_sms + 1];
 };
-static __device__ unsigned piece_claims[2 * max_sms];
-static __device__ unsigned long long share_of_sm[max_sms];  // the epoch, then the share of the SM's first piece
-static __device__ published_plan published;
-static __device__ unsigned planners = 0, finished = 0;
+// All of it lives in device memory of the launch's stream (per_device.cuh's stream_workspace): zero when
+// new, but for record_epoch, which starts at 1 (a record's tag of 0 is no launch's).
+struct tail_state {
+  start_record whole_tile_starts[recorded_blocks];
+  unsigned record_epoch;
+  unsigned piece_claims[2 * max_sms];
+  unsigned long long share_of_sm[max_sms];  // the epoch, then the share of the SM's first piece
+  published_plan published;
+  unsigned planners, finished;
+};
 
 // The plan's bounds, in the block's shared memory, for the piece's parts and their settle.
 __device__ __forceinline__ std::int64_t* tail_bounds() {
@@ -279,9 +285,14 @@ __device__ __noinline__ void claim_piece() {
   __syncthreads();  // thread 0's context is there
   const tail_plan plan = context.plan;
   const std::int64_t shares = plan.share_count;
+  tail_state& state = *plan.state;
+  start_record* const whole_tile_starts = state.whole_tile_starts;
+  unsigned* const piece_claims = state.piece_claims;
+  unsigned long long* const share_of_sm = state.share_of_sm;
+  published_plan& published = state.published;
   for (int i = t; i < max_sms; i += blockDim.x) first[i] = ~0ull, last[i] = 0, count[i] = 0, rank_of[i] = -1;
   if (t == 0) {
-    asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(epoch) : "l"(&record_epoch) : "memory");
+    asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(epoch) : "l"(&state.record_epoch) : "memory");
     unsigned tag;
     asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(tag) : "l"(&published.tag) : "memory");
     weighted = !plan.weighted ? 0 : tag == epoch ? published.weighted : -1;
@@ -378,9 +389,9 @@ __device__ __noinline__ void claim_piece() {
       if (chosen >= 0) piece_of(plan, bounds, chosen, piece);
       context.piece = piece, context.plan.share = piece.share, context.plan.bounds = bounds;
       if (chosen >= 0) context.part = slot_of<compute_threads * 8 * 16>(context.plan, piece.share, piece.tile - plan.whole_tiles);
-      if (atomicAdd(&planners, 1u) == gridDim.x - 1) {
-        planners = 0;
-        asm volatile("st.release.gpu.u32 [%0], %1;" ::"l"(&record_epoch), "r"(epoch + 1) : "memory");
+      if (atomicAdd(&state.planners, 1u) == gridDim.x - 1) {
+        state.planners = 0;
+        asm volatile("st.release.gpu.u32 [%0], %1;" ::"l"(&state.record_epoch), "r"(epoch + 1) : "memory");
       }
     }
   }
@@ -417,8 +428,8 @@ struct tail_pieces {
     unsigned long long now;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(tag) : "l"(&record_epoch) : "memory");
-    start_record& mine = whole_tile_starts[blockIdx.x];
+    asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(tag) : "l"(&a.plan.state->record_epoch) : "memory");
+    start_record& mine = a.plan.state->whole_tile_starts[blockIdx.x];
     mine.smid = smid, mine.start = now;
     asm volatile("st.release.gpu.u32 [%0], %1;" ::"l"(&mine.tag), "r"(tag) : "memory");
   }
@@ -445,12 +456,21 @@ struct tail_pieces {
   __device__ static void settle() { settle_held_piece(); }
   __device__ static void at_end(const argument& a) {
     if (!a.tail || threadIdx.x != 0) return;
-    if (atomicAdd(&finished, 1u) == gridDim.x - 1) {
-      finished = 0;
+    if (atomicAdd(&a.plan.state->finished, 1u) == gridDim.x - 1) {
+      a.plan.state->finished = 0;
       asm volatile("griddepcontrol.wait;" ::: "memory");
     }
   }
 };
+
+// The stream's tail_state: zero when new, then record_epoch set to 1 (its lowest byte; the rest are 0).
+tail_state* state_of(cudaStream_t stream) {
+  bool fresh = false;
+  auto* state = static_cast<tail_state*>(swath::cuda::stream_workspace(
+      stream, swath::cuda::workspace_use::tail_records, sizeof(tail_state), sizeof(tail_state), &fresh));
+  if (fresh) SWATH_CUDA_CHECK(cudaMemsetAsync(&state->record_epoch, 1, 1, stream));
+  return state;
+}
 
 // The tiles of the last, part-full wave (all of them when there are fewer than the grid); none when
 // the tiles fill whole waves or a block's share would be shorter than smallest_share slices.
@@ -477,6 +497,7 @@ void launch(const problem& p, const operands& x, const launch_context& launch_on
   // unless each of the shares' SMs ran two whole tiles or more.
   plan.weighted = plan.shared_tiles > 0 && plan.whole_tiles > 0 && plan.whole_tiles <= recorded_blocks &&
                   p.weighted_shares;
+  if (plan.shared_tiles > 0) plan.state = state_of(stream);
   // The whole tiles wait for the rewrite of op(A) or op(B) where there is one (copy_engine.cuh's
   // deep_major_of), as its programmatic dependent: they are launched while it ends.
   if (plan.whole_tiles > 0) {
@@ -484,7 +505,7 @@ void launch(const problem& p, const operands& x, const launch_context& launch_on
                                                       {plan, false}, true);
   }
   if (plan.shared_tiles == 0) return;
-  const workspace held = workspace_for(grid, compute_threads * 8 * 16);
+  const workspace held = workspace_for(grid, compute_threads * 8 * 16, stream);
   plan.partials = held.partials, plan.arrivals = held.arrivals;
   // A block for every piece there can be: each share is one piece, plus one where a tile boundary
   // falls inside it (shared_tiles - 1 boundaries at most). Weighted, the tail is the whole tiles'

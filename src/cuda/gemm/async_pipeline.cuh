@@ -388,7 +388,7 @@ void launch_one_tile_per_block(const problem& p, const operands& x, cudaStream_t
     constexpr auto kernel =
         one_tile_per_block_kernel<BlockM, BlockN, BlockK, ThreadN, Stages, a_mode.value, b_mode.value, ShiftEdges>;
     // Sets the shared-memory limit; the resident count is not needed with one block a tile.
-    static const int blocks_per_sm = prepare_kernel(kernel, s::threads, s::shared_bytes);
+    const int blocks_per_sm = prepare_kernel(kernel, s::threads, s::shared_bytes);
     (void)blocks_per_sm;
     const edge_shift shift = ShiftEdges ? edge_shift_for<BlockM, BlockN>(p, a_mode.value) : edge_shift{};
     kernel<<<blocks_for_tiles(p, BlockM, BlockN), s::threads, s::shared_bytes, stream>>>(

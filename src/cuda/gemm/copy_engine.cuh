@@ -96,7 +96,7 @@ __device__ __forceinline__ void multiply_slices(const float* stages, unsigned fu
 
 // The operand as the copy engine reads it: as stored where its rows run along the wide dimension and
 // lie a whole number of 16 bytes apart, else rewritten that way (rows padded to whole 128-byte lines)
-// into a workspace kept from call to call (`which`: 0 for op(A), 1 for op(B)), on `stream`.
+// into the stream's workspace, kept from call to call (`which`: 0 for op(A), 1 for op(B)), on `stream`.
 struct deep_major {
   const float* data;
   std::int64_t ld;

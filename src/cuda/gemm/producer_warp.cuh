@@ -149,7 +149,7 @@ void launch_producer_warp(const problem& p, const slice_maps& maps, float* c, cu
                           const typename Besides::argument& besides = {}, bool dependent = false) {
   using s = engine_shape<BlockK, Stages>;
   constexpr auto kernel = producer_warp_kernel<BlockK, Stages, Besides>;
-  static const int blocks_per_sm = prepare_kernel(kernel, producer_warp_threads, s::shared_bytes);
+  const int blocks_per_sm = prepare_kernel(kernel, producer_warp_threads, s::shared_bytes);
   (void)blocks_per_sm;
   if (!dependent) {
     kernel<<<blocks, producer_warp_threads, s::shared_bytes, stream>>>(p, maps.a, maps.b, c, aligned16(c, p.ldc),

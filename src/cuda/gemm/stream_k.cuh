@@ -5,9 +5,9 @@
 #include <cuda/atomic>
 
 #include <algorithm>
-#include <mutex>
 
 #include "async_pipeline.cuh"
+#include "../core/per_device.cuh"
 #include "swath/core/buffer.hpp"
 
 namespace swath::gemm::cuda {
@@ -141,27 +141,21 @@ __device__ __noinline__ void settle_shared_tile(const problem& problem_in_local_
   }
 }
 
-// The slots and counters, allocated for the largest grid asked for and kept. The counters start at 0
-// and every launch leaves them at 0; launches on different streams at the same time would share them.
+// The slots and counters of a stream, grown for the largest grid asked for on it and kept
+// (per_device.cuh's stream_workspace). The counters start at 0 and every launch leaves them at 0; launches
+// on other streams have their own.
 struct workspace {
   float* partials;
   int* arrivals;
 };
-inline workspace workspace_for(std::int64_t grid, std::int64_t slot_floats) {
-  static std::mutex guard;
-  static buffer<std::uint8_t> storage;
-  static std::int64_t grid_held = 0;
-  const std::lock_guard lock(guard);
-  // 2 · grid counters (at most grid + grid - 1 tiles are shared), rounded to 256 bytes, then the slots.
-  const auto counter_bytes = [](std::int64_t g) { return (2 * g * 4 + 255) / 256 * 256; };
-  if (grid > grid_held) {
-    const std::int64_t bytes = counter_bytes(grid) + 2 * grid * slot_floats * 4;
-    storage = buffer<std::uint8_t>(memory_kind::device, static_cast<std::size_t>(bytes));
-    SWATH_CUDA_CHECK(cudaMemset(storage.data(), 0, static_cast<std::size_t>(counter_bytes(grid))));
-    SWATH_CUDA_CHECK(cudaDeviceSynchronize());  // zeros before any stream's launch
-    grid_held = grid;
-  }
-  return {reinterpret_cast<float*>(storage.data() + counter_bytes(grid_held)), reinterpret_cast<int*>(storage.data())};
+inline workspace workspace_for(std::int64_t grid, std::int64_t slot_floats, cudaStream_t stream) {
+  using swath::cuda::stream_workspace;
+  using swath::cuda::workspace_use;
+  // 2 · grid counters (at most grid + grid - 1 tiles are shared), zero when new; then the slots.
+  const auto counter_bytes = static_cast<std::size_t>(2 * grid * 4);
+  const auto slot_bytes = static_cast<std::size_t>(2 * grid * slot_floats * 4);
+  return {static_cast<float*>(stream_workspace(stream, workspace_use::stream_k_parts, slot_bytes, 0)),
+          static_cast<int*>(stream_workspace(stream, workspace_use::stream_k_counters, counter_bytes, counter_bytes))};
 }
 
 // The shared tiles (step 11): one round plus the remainder (each block gets 1-2 tiles' worth of slices), all the

@@ -11,6 +11,7 @@
 // Pageable host memory goes through the driver's own staging and is slower; the benchmark uses pinned.
 #include <mutex>
 
+#include "../core/per_device.cuh"
 #include "histogram_cuda.cuh"
 #include "swath/core/buffer.hpp"
 
@@ -19,14 +20,17 @@ namespace {
 
 constexpr std::int64_t chunk_bytes = std::int64_t{64} << 20;
 
-// The staging buffers, the copy stream and the events live as long as the program: creating them costs
-// more than counting a chunk. One caller at a time.
+// The staging buffers, the copy stream and the events of a device live as long as the program:
+// creating them costs more than counting a chunk. One caller at a time enqueues on a device's staging;
+// on the device, a caller's first copies wait for the previous caller's counts of the same buffers,
+// whatever stream those ran on.
 struct staging {
   buffer<std::uint8_t> chunks[2];
   cudaStream_t copies = nullptr;
   cudaEvent_t copied[2] = {nullptr, nullptr};
   cudaEvent_t counted[2] = {nullptr, nullptr};
   cudaEvent_t begun = nullptr;
+  bool recorded[2] = {false, false};  // counted[b] has been recorded (by any caller)
   std::mutex guard;
 
   staging() {
@@ -41,8 +45,8 @@ struct staging {
 };
 
 staging& the_staging() {
-  static staging instance;
-  return instance;
+  static swath::cuda::per_device<staging> instances;
+  return instances.get();
 }
 
 }  // namespace
@@ -59,14 +63,16 @@ void add_host_byte_counts(const std::uint8_t* host_bytes, std::int64_t n, std::u
   for (std::int64_t start = 0, chunk = 0; start < n; start += chunk_bytes, ++chunk) {
     const int b = static_cast<int>(chunk % 2);
     const std::int64_t length = std::min(chunk_bytes, n - start);
-    // Buffer b was last counted two chunks ago; the copy must not overwrite it before then.
-    if (chunk >= 2) SWATH_CUDA_CHECK(cudaStreamWaitEvent(s.copies, s.counted[b]));
+    // Buffer b was last counted two chunks ago, or by the previous caller; the copy must not overwrite
+    // it before then.
+    if (s.recorded[b]) SWATH_CUDA_CHECK(cudaStreamWaitEvent(s.copies, s.counted[b]));
     SWATH_CUDA_CHECK(cudaMemcpyAsync(s.chunks[b].data(), host_bytes + start, static_cast<std::size_t>(length),
                                      cudaMemcpyHostToDevice, s.copies));
     SWATH_CUDA_CHECK(cudaEventRecord(s.copied[b], s.copies));
     SWATH_CUDA_CHECK(cudaStreamWaitEvent(counting, s.copied[b]));
     add_byte_counts(s.chunks[b].data(), length, counts, launch);
     SWATH_CUDA_CHECK(cudaEventRecord(s.counted[b], counting));
+    s.recorded[b] = true;
   }
 }
 

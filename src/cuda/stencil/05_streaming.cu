@@ -132,7 +132,7 @@ template <class T, int R, shape S, int Dims>
 void run_instance(const problem& p, const operands& x, const launch_context& launch) {
   using C = config<T, R, S, Dims>;
   const auto kernel = streaming_kernel<T, R, S, Dims>;
-  static const int blocks_per_sm = prepare_kernel(kernel, C::bx * C::by, C::shared_bytes);
+  const int blocks_per_sm = prepare_kernel(kernel, C::bx * C::by, C::shared_bytes);
   const frame f = frame_of(p);
   const marching_launch plan = plan_marching(f, C::bx, C::by, blocks_per_sm, launch);
   kernel<<<plan.grid, dim3(C::bx, C::by), C::shared_bytes, stream_of(launch)>>>(

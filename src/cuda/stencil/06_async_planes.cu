@@ -179,7 +179,7 @@ template <class T, int R, shape S, int Dims>
 void run_instance(const problem& p, const operands& x, const launch_context& launch) {
   using C = config<T, R, S, Dims>;
   const auto kernel = async_planes_kernel<T, R, S, Dims>;
-  static const int blocks_per_sm = prepare_kernel(kernel, C::threads, C::shared_bytes);
+  const int blocks_per_sm = prepare_kernel(kernel, C::threads, C::shared_bytes);
   const frame f = frame_of(p);
   SWATH_EXPECTS(static_cast<std::int64_t>(C::th) * f.sy < (1LL << 31), "async_planes: rows too long for 32-bit tile offsets");
   const marching_launch plan = plan_marching(f, C::bx, C::by * C::rows, blocks_per_sm, launch);

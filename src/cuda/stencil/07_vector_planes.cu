@@ -294,7 +294,7 @@ template <class T, int R, int Dims>
 void run_instance(const problem& p, const operands& x, const launch_context& launch) {
   using C = config<T, R, Dims>;
   const auto kernel = vector_planes_kernel<T, R, Dims>;
-  static const int blocks_per_sm = prepare_kernel(kernel, C::threads, C::shared_bytes);
+  const int blocks_per_sm = prepare_kernel(kernel, C::threads, C::shared_bytes);
   const frame f = frame_of(p);
   SWATH_EXPECTS(f.sz < (1LL << 31), "vector_planes: a plane must have fewer than 2^31 points (32-bit offsets)");
   const marching_launch plan = plan_marching(f, C::width, C::by, blocks_per_sm, launch);

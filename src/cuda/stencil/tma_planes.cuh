@@ -30,6 +30,7 @@
 #include <string>
 
 #include "../core/bulk_copy.cuh"
+#include "../core/per_device.cuh"
 #include "stencil_cuda.cuh"
 #include "swath/core/device.hpp"
 
@@ -41,16 +42,16 @@ using swath::cuda::shared_address;
 using swath::cuda::wait_phase;
 
 // DRAM bytes per SM clock, from the device's peak figures (double data rate): 12.8 on an H100 SXM,
-// 18.4 on an H200, whose SMs, clocks and L2 are the same. Asked once, of the device current at the first
-// call; 0 where it cannot be asked.
+// 18.4 on an H200, whose SMs, clocks and L2 are the same. Asked once per device; 0 where it cannot be
+// asked.
 inline double dram_bytes_per_sm_clock() {
-  static const double ratio = [] {
+  static swath::cuda::per_device<double> ratios;
+  return ratios.get([] {
     const std::optional<gpu_info> gpu = query_gpu();
     if (!gpu || gpu->sm_count <= 0 || gpu->sm_clock_khz <= 0) return 0.0;
     const double dram_bytes_per_second = 2.0 * gpu->memory_clock_khz * 1e3 * gpu->memory_bus_bits / 8;
     return dram_bytes_per_second / (static_cast<double>(gpu->sm_count) * gpu->sm_clock_khz * 1e3);
-  }();
-  return ratio;
+  });
 }
 
 // Whether the DRAM is slow beside the SMs: under 16 bytes an SM clock. Both steps take shorter z-chunks
@@ -601,7 +602,7 @@ void launch_planes(const frame& f, const problem& p, const operands& x, const la
   } else {
     using C = config<T, R, Rows, Planes, Blocks, LinePad, SplitRows>;
     const auto kernel = planes_kernel<T, R, Rows, Planes, Blocks, LinePad, SplitRows, PartialVectors, Parity, AlignedStores>;
-    static const int blocks_per_sm = prepare_kernel(kernel, C::threads, C::shared_bytes);
+    const int blocks_per_sm = prepare_kernel(kernel, C::threads, C::shared_bytes);
     marching_launch plan = plan_marching(f, C::width, C::by, blocks_per_sm, launch, planes_per_chunk);
     if constexpr (Parity >= 0) {  // every chunk, and so every step, starts on an even plane
       if (plan.z_chunk % 2 != 0) {

@@ -1,0 +1,157 @@
+// Where a library call runs (placement.hpp).
+#include "placement.hpp"
+
+#include <map>
+#include <mutex>
+
+#include "swath/version.hpp"
+#if SWATH_WITH_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace swath::api {
+
+void argument_error(const char* function, const std::string& message) {
+  throw usage_error(std::string(function) + ": " + message);
+}
+
+#if SWATH_WITH_CUDA
+
+memory_place locate(const void* pointer) {
+  if (pointer == nullptr) return {};
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, pointer) != cudaSuccess) {
+    cudaGetLastError();  // no device, or no driver: host memory (the error is not sticky; clear it)
+    return {};
+  }
+  switch (attributes.type) {
+    case cudaMemoryTypeDevice:
+    case cudaMemoryTypeManaged: return {true, false, attributes.device};
+    case cudaMemoryTypeHost: return {false, true, attributes.device};
+    default: return {};
+  }
+}
+
+namespace {
+
+int stream_device(stream_t stream) {
+  // The legacy and per-thread default streams belong to the current device.
+  if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread) {
+    int device = 0;
+    SWATH_CUDA_CHECK(cudaGetDevice(&device));
+    return device;
+  }
+  int device = 0;
+  SWATH_CUDA_CHECK(cudaStreamGetDevice(stream, &device));
+  return device;
+}
+
+// SM counts, per device, read once (a property of the device; no mutable state shared between calls).
+int sm_count_of(int device) {
+  static std::mutex guard;
+  static std::map<int, int> counts;
+  const std::lock_guard lock(guard);
+  if (const auto found = counts.find(device); found != counts.end()) return found->second;
+  int count = 0;
+  SWATH_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+  SWATH_EXPECTS(count > 0, "a CUDA device reports no SMs");
+  return counts[device] = count;
+}
+
+}  // namespace
+
+int compute_capability(int device) {
+  int major = 0, minor = 0;
+  SWATH_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  SWATH_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  return major * 10 + minor;
+}
+
+void require_code_for(const char* function, int device) {
+  // Machine code for sm_XY runs on compute capability X.Y' with Y' ≥ Y of the same major version.
+  const int capability = compute_capability(device);
+  for (const int built : build::cuda_architectures) {
+    if (built == 0) break;
+    if (capability / 10 == built / 10 && capability % 10 >= built % 10) return;
+  }
+  argument_error(function, "device " + std::to_string(device) + " has compute capability " +
+                               std::to_string(capability / 10) + "." + std::to_string(capability % 10) +
+                               ", and this build of swath has machine code only for " + build::cuda_architecture_list +
+                               " (configure with -DSWATH_CUDA_ARCHITECTURES=...)");
+}
+
+call_site device_site(stream_t stream) {
+  call_site site;
+  site.on_device = true;
+  site.device = stream_device(stream);
+  site.launch.stream = stream;
+  site.launch.sm_count = sm_count_of(site.device);
+  return site;
+}
+
+device_scope::device_scope(int device) {
+  if (device < 0) return;
+  int current = 0;
+  SWATH_CUDA_CHECK(cudaGetDevice(&current));
+  if (current != device) {
+    SWATH_CUDA_CHECK(cudaSetDevice(device));
+    previous_ = current;
+  }
+}
+
+device_scope::~device_scope() {
+  if (previous_ >= 0) cudaSetDevice(previous_);
+}
+
+#else
+
+memory_place locate(const void*) { return {}; }
+int compute_capability(int) { return 0; }
+void require_code_for(const char* function, int) {
+  argument_error(function, "this build of swath has no CUDA backend");
+}
+call_site device_site(stream_t) { throw usage_error("swath: this build has no CUDA backend"); }
+device_scope::device_scope(int) {}
+device_scope::~device_scope() = default;
+
+#endif
+
+call_site place_call(const char* function, std::initializer_list<operand> operands, stream_t stream) {
+  const operand* first = nullptr;
+  memory_place first_place;
+  for (const operand& o : operands) {
+    if (o.pointer == nullptr) continue;
+    const memory_place place = locate(o.pointer);
+    if (first == nullptr) {
+      first = &o, first_place = place;
+      continue;
+    }
+    if (place.device != first_place.device) {
+      argument_error(function, std::string(o.name) + " is in " + (place.device ? "device" : "host") + " memory and " +
+                                   first->name + " in " + (first_place.device ? "device" : "host") +
+                                   " memory: pass every operand in device memory (the call runs on the GPU) or every "
+                                   "one in host memory (the call runs on the CPU)");
+    }
+    if (place.device && place.ordinal != first_place.ordinal) {
+      argument_error(function, std::string(o.name) + " is on device " + std::to_string(place.ordinal) + " and " +
+                                   first->name + " on device " + std::to_string(first_place.ordinal));
+    }
+  }
+  if (first == nullptr || !first_place.device) return {};
+  call_site site = device_site(stream);
+  if (site.device != first_place.ordinal) {
+    argument_error(function, std::string("stream belongs to device ") + std::to_string(site.device) + " and " +
+                                 first->name + " is on device " + std::to_string(first_place.ordinal) +
+                                 ": pass a stream of the operands' device");
+  }
+  require_code_for(function, site.device);
+  return site;
+}
+
+}  // namespace swath::api
+
+#if !SWATH_WITH_CUDA
+namespace swath {
+void release_stream_workspaces(stream_t) {}
+}  // namespace swath
+#endif

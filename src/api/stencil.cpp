@@ -1,0 +1,162 @@
+// swath::stencil::apply and iterate: validate, place, pick the step, run on the caller's stream.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <utility>
+
+#include "../stencil/steps.hpp"
+#include "dispatch.hpp"
+#include "placement.hpp"
+#include "swath/core/device.hpp"
+#include "swath/schedule/cache_model.hpp"
+
+namespace swath::stencil {
+namespace {
+
+using rule = api::dispatch_rule<problem, operands>;
+
+bool aligned_16(const operands& x) {
+  return reinterpret_cast<std::uintptr_t>(x.in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(x.out) % 16 == 0;
+}
+// Steps 08-09 read tiles through the copy engine, which needs 16-byte aligned grids.
+bool tma_wide(const problem& p, const operands& x) { return aligned_wide_star_3d(p).ok() && aligned_16(x); }
+bool tma_star(const problem& p, const operands& x) { return aligned_star_3d(p).ok() && aligned_16(x); }
+bool star(const problem& p, const operands&) { return any_star(p).ok(); }
+bool two_d(const problem& p, const operands&) { return p.dims == 2; }
+
+// clang-format off
+#if SWATH_WITH_CUDA
+constexpr rule device_rules[] = {
+  // 3D stars of radius 3-4: two output planes a step (docs/stencil.md, step 09).
+  {"stencil/cuda/09_plane_pairs", 90, 999, tma_wide, cuda::plane_pairs, "3D stars r 3-4: the fastest measured"},
+  // 3D stars, radius 1-2: 0.93-0.98 of copy bandwidth on an H100 (docs/stencil.md, step 08).
+  {"stencil/cuda/08_tma_planes", 90, 999, tma_star, cuda::tma_planes, "3D stars: 0.93-0.98 of copy bandwidth"},
+  // Stars of any dimension, boundary, alignment and pitch: 16-byte copies ahead into shared memory.
+  {"stencil/cuda/07_vector_planes", 0, 999, star, cuda::vector_planes, "stars the copy engine cannot take"},
+  // Boxes, and everything else.
+  {"stencil/cuda/06_async_planes", 0, 999, api::always<problem, operands>, cuda::async_planes, "every stencil"},
+};
+#else
+constexpr std::span<const rule> device_rules;  // no CUDA backend: never chosen
+#endif
+constexpr rule host_rules[] = {
+  // 2D: the column schedule with its width from the cache model (docs/schedules.md), all cores.
+  {"stencil/cpu/07_column_openmp", 0, 999, two_d, cpu::column_openmp, "2D: cache-model columns, all cores"},
+  // 3D (rows back to back): (z, y) rows among the threads.
+  {"stencil/cpu/09_openmp_3d", 0, 999, api::always<problem, operands>, cpu::openmp_3d, "3D, all cores"},
+};
+// clang-format on
+
+problem problem_of(const char* f, const grid_layout& grid, const operator_spec& op, element_type type) {
+  api::require(grid.dims == 2 || grid.dims == 3, f, "grid.dims = " + std::to_string(grid.dims) + " must be 2 or 3");
+  api::require(grid.width >= 1 && grid.height >= 1 && grid.depth >= 1, f,
+               "grid is " + std::to_string(grid.width) + " x " + std::to_string(grid.height) + " x " +
+                   std::to_string(grid.depth) + ": every extent must be at least 1");
+  api::require(grid.dims == 3 || grid.depth == 1, f, "a 2D grid (dims = 2) has depth 1");
+  api::require(grid.row_pitch == 0 || grid.row_pitch >= grid.width, f,
+               "grid.row_pitch = " + std::to_string(grid.row_pitch) + " is smaller than the width " +
+                   std::to_string(grid.width));
+  api::require(op.radius >= 1 && op.radius <= 4, f, "radius = " + std::to_string(op.radius) + " must be 1 to 4");
+  api::require(std::isfinite(op.edge_value), f, "edge_value must be finite");
+  problem p;
+  p.grid = {grid.width, grid.height};
+  p.depth = grid.depth;
+  p.row_pitch = grid.row_pitch;
+  p.dims = grid.dims;
+  p.radius = op.radius;
+  p.form = op.form;
+  p.edge = op.edge;
+  p.edge_value = op.edge_value;
+  p.type = type;
+  p.taps = default_taps(op.form, op.radius, grid.dims);
+  if (!op.weights.empty()) {
+    api::require(op.weights.size() == p.taps.size(), f,
+                 "weights has " + std::to_string(op.weights.size()) + " values; this stencil has " +
+                     std::to_string(p.taps.size()) + " taps (z, then y, then x, each from -r to r)");
+    for (std::size_t k = 0; k < p.taps.size(); ++k) {
+      api::require(std::isfinite(op.weights[k]), f, "weights[" + std::to_string(k) + "] is not finite");
+      p.taps[k].weight = op.weights[k];
+    }
+  }
+  return p;
+}
+
+// The column width of the 2D host step: the cache model's, for this CPU's L2 and all its threads
+// (docs/schedules.md), as the lab's default configuration chooses it.
+void size_host_columns(problem& p) {
+  static const cache_size l2 = parse_cache_size("L2");
+  const schedule::stencil_footprint footprint{l2.bytes, p.element_bytes(), p.extent(), p.extent(), 1, 1, l2.ways};
+  p.cache_bytes = l2.bytes;
+  p.column_width = std::clamp<std::int64_t>(schedule::stencil_column_width_rows(footprint, omp_get_max_threads()), 1,
+                                            p.grid.width);
+}
+
+// The grid's stored span in bytes, for the overlap check.
+std::int64_t stored_bytes(const problem& p) {
+  return ((p.depth - 1) * p.grid.height * p.pitch() + (p.grid.height - 1) * p.pitch() + p.grid.width) * p.element_bytes();
+}
+
+struct placed {
+  api::call_site site;
+  const rule* chosen;
+};
+
+placed place(const char* f, problem& p, const operands& x, stream_t stream) {
+  api::require(x.in != nullptr, f, "in is null");
+  api::require(x.out != nullptr, f, "out is null");
+  const auto in = reinterpret_cast<std::uintptr_t>(x.in), out = reinterpret_cast<std::uintptr_t>(x.out);
+  const auto bytes = static_cast<std::uintptr_t>(stored_bytes(p));
+  api::require(in + bytes <= out || out + bytes <= in, f, "in and out overlap: a sweep reads in while it writes out");
+  const api::call_site site = api::place_call(f, {{"in", x.in}, {"out", x.out}}, stream);
+  if (!site.on_device) {
+    api::require(p.row_pitch == 0 || p.row_pitch == p.grid.width, f,
+                 "grids in host memory must have their rows back to back (row_pitch 0 or the width)");
+    if (p.dims == 2) size_host_columns(p);
+    return {site, &api::choose<problem, operands>(host_rules, 0, p, x)};
+  }
+  return {site, &api::choose<problem, operands>(device_rules, api::compute_capability(site.device), p, x)};
+}
+
+template <class T>
+void apply_typed(const T* in, T* out, const grid_layout& grid, const operator_spec& op, stream_t stream) {
+  constexpr const char* f = "swath::stencil::apply";
+  problem p = problem_of(f, grid, op, sizeof(T) == 4 ? element_type::f32 : element_type::f64);
+  const operands x{in, out};
+  const placed where = place(f, p, x, stream);
+  const api::device_scope on_device(where.site.device);
+  where.chosen->run(p, x, where.site.launch);
+}
+
+template <class T>
+T* iterate_typed(T* a, T* b, const grid_layout& grid, const operator_spec& op, int sweeps, stream_t stream) {
+  constexpr const char* f = "swath::stencil::iterate";
+  api::require(sweeps >= 0, f, "sweeps = " + std::to_string(sweeps) + " is negative");
+  problem p = problem_of(f, grid, op, sizeof(T) == 4 ? element_type::f32 : element_type::f64);
+  // Placed and chosen once: every sweep has the same shape and operands (swapped).
+  const placed where = place(f, p, operands{a, b}, stream);
+  const api::device_scope on_device(where.site.device);
+  for (int sweep = 0; sweep < sweeps; ++sweep) {
+    where.chosen->run(p, operands{a, b}, where.site.launch);
+    std::swap(a, b);
+  }
+  return a;
+}
+
+}  // namespace
+
+void apply(const float* in, float* out, const grid_layout& grid, const operator_spec& op, stream_t stream) {
+  apply_typed(in, out, grid, op, stream);
+}
+void apply(const double* in, double* out, const grid_layout& grid, const operator_spec& op, stream_t stream) {
+  apply_typed(in, out, grid, op, stream);
+}
+float* iterate(float* a, float* b, const grid_layout& grid, const operator_spec& op, int sweeps, stream_t stream) {
+  return iterate_typed(a, b, grid, op, sweeps, stream);
+}
+double* iterate(double* a, double* b, const grid_layout& grid, const operator_spec& op, int sweeps, stream_t stream) {
+  return iterate_typed(a, b, grid, op, sweeps, stream);
+}
+
+}  // namespace swath::stencil

@@ -1,0 +1,116 @@
+// The per-device and per-stream state of the CUDA steps (per_device.cuh, kernel_setup.cuh).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "kernel_setup.cuh"
+#include "per_device.cuh"
+#include "swath/core/stream.hpp"
+
+namespace swath::cuda {
+
+int prepared_blocks_per_sm(const void* kernel, int threads, std::size_t shared_bytes) {
+  using key = std::tuple<int, const void*, int, std::size_t>;
+  static std::mutex guard;
+  static std::map<key, int> prepared;
+  const key wanted{current_device(), kernel, threads, shared_bytes};
+  const std::lock_guard lock(guard);
+  if (const auto found = prepared.find(wanted); found != prepared.end()) return found->second;
+  if (shared_bytes > 48 * 1024) {
+    SWATH_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
+  }
+  int count = 0;
+  SWATH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, kernel, threads, shared_bytes));
+  return prepared[wanted] = std::max(count, 1);
+}
+
+namespace {
+
+struct held_buffer {
+  void* data = nullptr;
+  std::size_t bytes = 0;
+};
+// (device, the stream's unique id, use) -> its buffer.
+using workspace_key = std::tuple<int, unsigned long long, int>;
+std::mutex workspace_guard;
+std::map<workspace_key, held_buffer> workspaces;
+
+unsigned long long stream_id(cudaStream_t stream) {
+  unsigned long long id = 0;
+  SWATH_CUDA_CHECK(cudaStreamGetId(stream, &id));
+  return id;
+}
+
+}  // namespace
+
+void* stream_workspace(cudaStream_t stream, workspace_use use, std::size_t bytes, std::size_t zeroed_bytes, bool* fresh) {
+  const workspace_key wanted{current_device(), stream_id(stream), static_cast<int>(use)};
+  const std::lock_guard lock(workspace_guard);
+  held_buffer& held = workspaces[wanted];
+  if (fresh != nullptr) *fresh = false;
+  if (held.bytes >= bytes && held.data != nullptr) return held.data;
+  if (held.data != nullptr) {
+    SWATH_CUDA_CHECK(cudaFreeAsync(held.data, stream));  // after the work already queued on the stream
+    held = {};
+  }
+  void* data = nullptr;
+  SWATH_CUDA_CHECK(cudaMallocAsync(&data, std::max<std::size_t>(bytes, 1), stream));
+  held = {data, bytes};
+  if (zeroed_bytes > 0) SWATH_CUDA_CHECK(cudaMemsetAsync(data, 0, std::min(zeroed_bytes, bytes), stream));
+  if (fresh != nullptr) *fresh = true;
+  return data;
+}
+
+void keep_until_done(cudaStream_t stream, std::shared_ptr<void> holder) {
+  struct kept {
+    cudaEvent_t done;
+    std::shared_ptr<void> holder;
+  };
+  static std::mutex guard;
+  static std::vector<kept> held;
+  cudaEvent_t done = nullptr;
+  SWATH_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  SWATH_CUDA_CHECK(cudaEventRecord(done, stream));
+  std::vector<kept> finished;  // dropped outside the lock
+  {
+    const std::lock_guard lock(guard);
+    for (auto it = held.begin(); it != held.end();) {
+      if (cudaEventQuery(it->done) == cudaSuccess) {
+        finished.push_back(std::move(*it));
+        it = held.erase(it);
+      } else {
+        cudaGetLastError();  // cudaErrorNotReady is not an error of anyone's
+        ++it;
+      }
+    }
+    held.push_back({done, std::move(holder)});
+  }
+  for (kept& k : finished) cudaEventDestroy(k.done);
+}
+
+}  // namespace swath::cuda
+
+namespace swath {
+
+void release_stream_workspaces(stream_t stream) {
+  const auto cuda_stream = static_cast<cudaStream_t>(stream);
+  const auto id = cuda::stream_id(cuda_stream);
+  const int device = cuda::current_device();
+  const std::lock_guard lock(cuda::workspace_guard);
+  for (auto it = cuda::workspaces.begin(); it != cuda::workspaces.end();) {
+    if (std::get<0>(it->first) == device && std::get<1>(it->first) == id) {
+      SWATH_CUDA_CHECK(cudaFreeAsync(it->second.data, cuda_stream));
+      it = cuda::workspaces.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+}  // namespace swath

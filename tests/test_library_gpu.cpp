@@ -1,0 +1,286 @@
+// The library's entry points on device memory, on the caller's streams: the same answers as on the host,
+// mixed host and device operands refused, and the SGEMM steps that keep workspaces between calls
+// (14, 15, 16, through the registry and through swath::sgemm) run on two streams at once, and on two
+// GPUs at once where there are two, with the same bits as when they run one after the other.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "swath/swath.hpp"
+#include "test_library_support.hpp"
+
+#if SWATH_WITH_CUDA
+#include <cuda_runtime.h>
+
+#include "swath/lab/gemm.hpp"
+#include "swath/lab/raytracer.hpp"
+
+namespace swath::testing {
+namespace {
+
+#define EXPECT_CUDA(call) ASSERT_EQ((call), cudaSuccess) << #call
+
+// A device copy of a host vector, freed at scope exit.
+template <class T>
+struct device_copy {
+  buffer<T> held;
+  explicit device_copy(const std::vector<T>& host) : held(memory_kind::device, host.size()) {
+    copy_bytes(held.data(), memory_kind::device, host.data(), memory_kind::host, host.size() * sizeof(T));
+  }
+  [[nodiscard]] std::vector<T> read() const {
+    std::vector<T> host(held.size());
+    copy_bytes(host.data(), memory_kind::host, held.data(), memory_kind::device, host.size() * sizeof(T));
+    return host;
+  }
+  T* data() { return held.data(); }
+};
+
+struct owned_stream {
+  cudaStream_t stream = nullptr;
+  owned_stream() { EXPECT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess); }
+  ~owned_stream() {
+    release_stream_workspaces(stream);
+    cudaStreamDestroy(stream);
+  }
+};
+
+TEST(GpuLibrary, EntryPointsOnDeviceMatchTheReference) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 draw(seed);
+  owned_stream s;
+  // sgemm: ragged shapes, every form, and one size large enough for steps 14-16.
+  for (const gemm_shape shape : {gemm_shape{1, 1, 1}, gemm_shape{129, 67, 131}, gemm_shape{1000, 3000, 70},
+                                 gemm_shape{2049, 4100, 129}, gemm_shape{5, 7, 0}}) {
+    // The large shape (steps 14-16's kernels) in one form: its float64 reference is 10^9 multiply-adds.
+    // Not under the sanitizers (SWATH_SMALL_GPU_TESTS), where it would take minutes.
+    if (shape.m > 2000 && std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr) continue;
+    const std::vector<gemm_form> forms = shape.m > 2000 ? std::vector<gemm_form>{every_gemm_form()[1]} : every_gemm_form();
+    for (const gemm_form form : forms) {
+      gemm_case c(shape, form, draw);
+      device_copy<float> a(c.a), b(c.b), out(c.c);
+      sgemm(form.op_a, form.op_b, shape.m, shape.n, shape.k, form.alpha, a.data(), c.lda, b.data(), c.ldb, form.beta,
+            out.data(), c.ldc, s.stream);
+      EXPECT_CUDA(cudaStreamSynchronize(s.stream));
+      c.expect_result(out.read(), describe(shape, form));
+    }
+  }
+  // vector_add at an unaligned start (the grid-stride step) and an aligned one (bulk copies).
+  for (const std::int64_t offset : {0, 1}) {
+    const std::int64_t n = 1000003;
+    const std::vector<float> ha = random_floats(draw, n + 1), hb = random_floats(draw, n + 1);
+    device_copy<float> a(ha), b(hb), c(std::vector<float>(static_cast<std::size_t>(n + 1), NAN));
+    vector_add(a.data() + offset, b.data() + offset, c.data() + offset, n, s.stream);
+    EXPECT_CUDA(cudaStreamSynchronize(s.stream));
+    const std::vector<float> hc = c.read();
+    for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(hc[i + offset], ha[i + offset] + hb[i + offset]) << offset << " " << i;
+  }
+  // stencil: a 3D star the copy engine takes, a pitched 2D box, a 3D periodic star (vector planes).
+  for (const auto& [grid, op] : {std::pair{stencil::grid_layout{128, 67, 45, 0, 3}, stencil::operator_spec{}},
+                                 std::pair{stencil::grid_layout{131, 77, 1, 160, 2},
+                                           stencil::operator_spec{stencil::shape::box, 2, stencil::boundary::constant, 0.5, {}}},
+                                 std::pair{stencil::grid_layout{61, 33, 29, 0, 3},
+                                           stencil::operator_spec{stencil::shape::star, 3, stencil::boundary::periodic, 0, {}}}}) {
+    stencil_grids<float> g(grid, draw);
+    device_copy<float> in(g.a), out(g.b);
+    stencil::apply(in.data(), out.data(), grid, op, s.stream);
+    EXPECT_CUDA(cudaStreamSynchronize(s.stream));
+    const std::vector<float> result = out.read();
+    g.expect_sweeps(op, 1, result.data(), describe(grid, op));
+  }
+  // histogram: device bytes into device counts, pinned bytes into pinned counts, floats on the device.
+  {
+    const std::int64_t n = 3000017;
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(n));
+    for (auto& byte : bytes) byte = static_cast<std::uint8_t>(draw());
+    device_copy<std::uint8_t> device_bytes(bytes);
+    device_copy<std::uint64_t> counts(std::vector<std::uint64_t>(257, 99));
+    histogram::count(device_bytes.data(), n, counts.data(), s.stream);
+    EXPECT_CUDA(cudaStreamSynchronize(s.stream));
+    EXPECT_EQ(counts.read(), byte_counts(bytes));
+    buffer<std::uint8_t> pinned_bytes(memory_kind::pinned_host, bytes.size());
+    std::memcpy(pinned_bytes.data(), bytes.data(), bytes.size());
+    buffer<std::uint64_t> pinned_counts(memory_kind::pinned_host, 257);
+    histogram::count(pinned_bytes.data(), n, pinned_counts.data(), s.stream);
+    EXPECT_CUDA(cudaStreamSynchronize(s.stream));
+    EXPECT_EQ(std::vector<std::uint64_t>(pinned_counts.data(), pinned_counts.data() + 257), byte_counts(bytes));
+    std::vector<float> floats = random_floats(draw, 200003, -1, 11);
+    device_copy<float> device_floats(floats);
+    device_copy<std::uint64_t> binned(std::vector<std::uint64_t>(41, 5));
+    histogram::count(device_floats.data(), static_cast<std::int64_t>(floats.size()), 40, 0.0, 10.0, binned.data(), s.stream);
+    EXPECT_CUDA(cudaStreamSynchronize(s.stream));
+    EXPECT_EQ(binned.read(), binned_counts(floats, 40, 0.0, 10.0));
+    // Device bytes with pageable counts would make the call wait: refused.
+    std::vector<std::uint64_t> pageable(257);
+    expect_usage_error([&] { histogram::count(device_bytes.data(), n, pageable.data(), s.stream); }, "pageable");
+  }
+  // render: the GPU's image within 40 dB of the CPU's (the same tree and shading; FMA contraction differs).
+  {
+    const raytracer::scene scene = raytracer::load_scene("spheres");
+    raytracer::render_settings settings = scene.defaults;
+    settings.width = 160, settings.height = 90, settings.samples = 2;
+    const auto count = static_cast<std::size_t>(settings.width * settings.height);
+    std::vector<raytracer::rgba> host(count);
+    raytracer::render(scene, settings, host.data());
+    buffer<raytracer::rgba> device_pixels(memory_kind::device, count);
+    raytracer::render(scene, settings, device_pixels.data(), s.stream);
+    EXPECT_CUDA(cudaStreamSynchronize(s.stream));
+    std::vector<raytracer::rgba> from_gpu(count);
+    copy_bytes(from_gpu.data(), memory_kind::host, device_pixels.data(), memory_kind::device, count * sizeof(raytracer::rgba));
+    EXPECT_GE(raytracer::psnr(host, from_gpu), 40.0);
+  }
+}
+
+TEST(GpuLibrary, MixedHostAndDeviceOperandsAreRefused) {
+  SWATH_SKIP_WITHOUT_GPU();
+  std::vector<float> host(64, 1.0f);
+  device_copy<float> device(host);
+  expect_usage_error([&] { vector_add(device.data(), host.data(), device.data(), 64); }, "b is in host memory");
+  expect_usage_error([&] { sgemm(op::none, op::none, 8, 8, 8, 1, device.data(), 8, device.data(), 8, 0, host.data(), 8); },
+                     "c is in host memory");
+  expect_usage_error([&] { stencil::apply(host.data(), device.data(), {8, 8, 1, 0, 2}, {}); }, "out is in device memory");
+}
+
+// --- two streams, two devices -------------------------------------------------------------------------------
+
+// One SGEMM problem in device memory: inputs, a poisoned C, the bits it must end with.
+struct device_gemm {
+  gemm::problem p;
+  device_copy<float> a, b, c;
+  std::vector<float> expected;
+  device_gemm(const gemm::problem& problem, std::mt19937_64& draw)
+      : p(problem),
+        a(random_floats(draw, gemm::rows_of_a(p) * p.lda)),
+        b(random_floats(draw, gemm::rows_of_b(p) * p.ldb)),
+        c(std::vector<float>(static_cast<std::size_t>(p.m * p.ldc), NAN)) {}
+  void poison() { ASSERT_EQ(cudaMemset(c.data(), 0xff, c.held.bytes()), cudaSuccess); }  // NaN everywhere
+};
+
+gemm::problem problem_of(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b) {
+  gemm::problem p;
+  p.m = m, p.n = n, p.k = k, p.trans_a = trans_a, p.trans_b = trans_b;
+  p.lda = trans_a ? m : k, p.ldb = trans_b ? k : n, p.ldc = n;
+  p.copy_engine = gemm::problem::path_choice::always;  // steps 14-16 on their own kernels, whatever the size
+  p.weighted_shares = false;                            // the same bits every run
+  return p;
+}
+
+// The sizes: large enough that step 16 splits a last wave over every SM, unless SWATH_SMALL_GPU_TESTS is
+// set (the sanitizers' runs), where a 16-block grid cuts the tail instead.
+std::vector<gemm::problem> two_stream_problems() {
+  const bool small = std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr;
+  gemm::problem first = small ? problem_of(520, 390, 200, true, false) : problem_of(4096, 4096, 512, true, false);
+  gemm::problem second = small ? problem_of(300, 650, 130, false, true) : problem_of(3000, 4100, 333, false, true);
+  if (small) first.persistent_blocks = 16, second.persistent_blocks = 12;
+  return {first, second};
+}
+
+void run_step(const gemm::variant& v, device_gemm& g, cudaStream_t stream) {
+  launch_context launch;
+  launch.stream = stream;
+  launch.sm_count = query_gpu()->sm_count;
+  v.run(g.p, gemm::operands{g.a.data(), g.b.data(), g.c.data()}, launch);
+}
+
+TEST(GpuLibraryStreams, StepsWithWorkspacesGiveTheSerialBitsOnTwoStreamsAtOnce) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 draw(seed);
+  const std::vector<gemm::problem> problems = two_stream_problems();
+  for (const char* name : {"gemm/cuda/14_copy_engine", "gemm/cuda/15_producer_warp", "gemm/cuda/16_balanced_tail", "gemm/cuda/auto"}) {
+    SCOPED_TRACE(name);
+    const gemm::variant& v = gemm::find_variant(name);
+    device_gemm one(problems[0], draw), two(problems[1], draw);
+    // Serial: one after the other, on one stream.
+    {
+      owned_stream s;
+      for (device_gemm* g : {&one, &two}) {
+        g->poison();
+        run_step(v, *g, s.stream);
+        EXPECT_CUDA(cudaStreamSynchronize(s.stream));
+        g->expected = g->c.read();
+      }
+    }
+    // Concurrent: fresh streams (fresh workspaces), launches interleaved with allocations, three rounds.
+    owned_stream s1, s2;
+    for (int round = 0; round < 3; ++round) {
+      one.poison(), two.poison();
+      EXPECT_CUDA(cudaDeviceSynchronize());
+      run_step(v, one, s1.stream);
+      buffer<float> in_between(memory_kind::device, 1 << 20);
+      run_step(v, two, s2.stream);
+      run_step(v, one, s1.stream);
+      run_step(v, two, s2.stream);
+      EXPECT_CUDA(cudaStreamSynchronize(s1.stream));
+      EXPECT_CUDA(cudaStreamSynchronize(s2.stream));
+      for (device_gemm* g : {&one, &two}) {
+        const std::vector<float> got = g->c.read();
+        ASSERT_EQ(std::memcmp(got.data(), g->expected.data(), got.size() * sizeof(float)), 0)
+            << "round " << round << ": " << g->p.m << "x" << g->p.n << "x" << g->p.k << " differs from its serial run";
+      }
+    }
+  }
+}
+
+TEST(GpuLibraryStreams, TwoDevicesAtOnceGiveTheSerialBits) {
+  SWATH_SKIP_WITHOUT_GPU();
+  int devices = 0;
+  EXPECT_CUDA(cudaGetDeviceCount(&devices));
+  if (devices < 2) GTEST_SKIP() << "one CUDA device: the two-device test needs two";
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 draw(seed);
+  const gemm::problem p = two_stream_problems()[0];
+  struct on_device {
+    std::unique_ptr<device_gemm> g;
+    cudaStream_t stream = nullptr;
+  };
+  std::vector<on_device> per(2);
+  for (int d = 0; d < 2; ++d) {
+    EXPECT_CUDA(cudaSetDevice(d));
+    EXPECT_CUDA(cudaStreamCreateWithFlags(&per[d].stream, cudaStreamNonBlocking));
+    std::mt19937_64 same(seed);  // the same inputs on both devices
+    per[d].g = std::make_unique<device_gemm>(p, same);
+  }
+  EXPECT_CUDA(cudaSetDevice(0));
+  const auto call = [&](on_device& o) {
+    device_gemm& g = *o.g;
+    sgemm(g.p.trans_a ? op::transpose : op::none, g.p.trans_b ? op::transpose : op::none, g.p.m, g.p.n, g.p.k, 1,
+          g.a.data(), g.p.lda, g.b.data(), g.p.ldb, 0, g.c.data(), g.p.ldc, o.stream);
+  };
+  // Serial on device 0, then both at once: each call sets its stream's device itself.
+  call(per[0]);
+  EXPECT_CUDA(cudaStreamSynchronize(per[0].stream));
+  const std::vector<float> expected = per[0].g->c.read();
+  for (int round = 0; round < 3; ++round) {
+    call(per[1]);
+    call(per[0]);
+    for (int d = 0; d < 2; ++d) {
+      EXPECT_CUDA(cudaSetDevice(d));
+      EXPECT_CUDA(cudaStreamSynchronize(per[d].stream));
+      const std::vector<float> got = per[d].g->c.read();
+      ASSERT_EQ(std::memcmp(got.data(), expected.data(), got.size() * sizeof(float)), 0) << "device " << d << " round " << round;
+    }
+    EXPECT_CUDA(cudaSetDevice(0));
+  }
+  for (int d = 0; d < 2; ++d) {
+    EXPECT_CUDA(cudaSetDevice(d));
+    release_stream_workspaces(per[d].stream);
+    per[d].g.reset();
+    cudaStreamDestroy(per[d].stream);
+  }
+  EXPECT_CUDA(cudaSetDevice(0));
+}
+
+}  // namespace
+}  // namespace swath::testing
+
+#endif  // SWATH_WITH_CUDA
