@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <random>
 
 #include <nlohmann/json.hpp>
 
@@ -84,6 +85,57 @@ TEST(RaytracerScene, ShippedScenesParse) {
   EXPECT_THROW(make_problem({bench::parse_size("64x32"), "scene=spheres spheres=10"}), usage_error);  // no generator
   EXPECT_THROW(make_problem({bench::parse_size("64"), "scene=seed"}), usage_error);
   EXPECT_THROW(make_problem({bench::parse_size("64x32"), "scene=seed shading=toon"}), usage_error);
+}
+
+// 1,300 mutants of the shipped scenes, each with one value (anywhere in the document) replaced by one of
+// another type or range: every one parses or is refused with a usage_error (which names the field), never
+// nlohmann's own exceptions or anything else. The seed is printed with any failure.
+TEST(RaytracerScene, MutatedScenesParseOrNameTheField) {
+  const std::uint64_t seed = testing::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 draw(seed);
+  std::vector<nlohmann::json> documents;
+  for (const char* name : {"seed", "spheres", "random"}) {
+    std::ifstream file(resolve_scene_path(name));
+    documents.push_back(nlohmann::json::parse(file));
+  }
+  documents[2]["random"]["count"] = 50;  // the generator's work stays small
+  const nlohmann::json replacements[] = {
+      nlohmann::json(nullptr), true, 0, -1, 3.5, 1e300, "text", "perspective", nlohmann::json::array(),
+      nlohmann::json::array({1, 2}), nlohmann::json::array({1, 2, 3}), nlohmann::json::object(),
+      nlohmann::json::object({{"x", 1}}), 4294967296LL, -7.25e-9};
+  int refused = 0, parsed = 0;
+  for (int round = 0; round < 1300; ++round) {
+    nlohmann::json mutant = documents[round % documents.size()];
+    // Every value's JSON pointer, then one replaced.
+    const nlohmann::json flat = mutant.flatten();
+    std::vector<std::string> pointers;
+    for (const auto& item : flat.items()) {
+      pointers.push_back(item.key());
+      for (std::string parent = item.key(); parent.rfind('/') != 0 && parent.rfind('/') != std::string::npos;) {
+        parent = parent.substr(0, parent.rfind('/'));
+        pointers.push_back(parent);
+      }
+    }
+    const std::string& where = pointers[std::uniform_int_distribution<std::size_t>(0, pointers.size() - 1)(draw)];
+    const auto& replacement = replacements[std::uniform_int_distribution<std::size_t>(0, std::size(replacements) - 1)(draw)];
+    mutant[nlohmann::json::json_pointer(where)] = replacement;
+    if (mutant.contains("random") && mutant["random"].is_object() && mutant["random"].contains("count") &&
+        mutant["random"]["count"].is_number() && mutant["random"]["count"].get<double>() > 1000) {
+      continue;  // a valid count of billions: a large scene, not a malformed one
+    }
+    try {
+      (void)parse_scene_text(mutant.dump(), "mutant");
+      ++parsed;
+    } catch (const usage_error& e) {
+      ++refused;
+      EXPECT_NE(std::string(e.what()).find("mutant: "), std::string::npos) << e.what();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << where << " = " << replacement.dump() << ": " << e.what() << " is not a usage_error";
+    }
+  }
+  EXPECT_GT(refused, 0);
+  EXPECT_GT(parsed, 0);
 }
 
 TEST(RaytracerScene, GeneratorIsDeterministicAndInsideItsBox) {

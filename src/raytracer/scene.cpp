@@ -85,6 +85,15 @@ void only_keys(const json& object, const field_path& where, std::initializer_lis
   }
 }
 
+// A string field, or its default when absent: any other type names the field (nlohmann's value() would
+// throw its own type_error, naming none).
+std::string text_or(const json& object, const char* key, const std::string& fallback, const field_path& where) {
+  if (!object.contains(key)) return fallback;
+  const json& value = object[key];
+  if (!value.is_string()) (where / key).fail("a string", value);
+  return value.get<std::string>();
+}
+
 // "colour" or "color".
 const json* colour_field(const json& object) {
   if (object.contains("colour")) return &object["colour"];
@@ -95,7 +104,7 @@ const json* colour_field(const json& object) {
 camera_spec parse_camera(const json& value, const field_path& where) {
   only_keys(value, where, {"projection", "position", "look_at", "up", "fov", "height"});
   camera_spec camera;
-  const std::string kind = value.value("projection", std::string("perspective"));
+  const std::string kind = text_or(value, "projection", "perspective", where);
   if (kind == "perspective") {
     camera.kind = projection::perspective;
   } else if (kind == "orthographic") {
@@ -121,7 +130,7 @@ camera_spec parse_camera(const json& value, const field_path& where) {
 light parse_light(const json& value, const field_path& where) {
   only_keys(value, where, {"type", "position", "direction", "colour", "color"});
   light l;
-  const std::string type = value.value("type", std::string("point"));
+  const std::string type = text_or(value, "type", "point", where);
   if (type == "point") {
     l.kind = light_kind::point;
     if (!value.contains("position")) (where / "position").fail("is missing (a point light's position)");
@@ -251,7 +260,7 @@ scene parse_scene(const json& document, const std::string& source) {
   const field_path root(source, "");
   only_keys(document, root, {"name", "camera", "background", "render", "lights", "materials", "spheres", "random"});
   scene s;
-  s.name = document.value("name", source);
+  s.name = text_or(document, "name", source, root);
   if (!document.contains("camera")) (root / "camera").fail("is missing (projection, position, look_at, ...)");
   s.camera = parse_camera(document["camera"], root / "camera");
   if (document.contains("background")) s.background = colour_of(document["background"], root / "background");

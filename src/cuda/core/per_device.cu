@@ -101,7 +101,13 @@ namespace swath {
 void release_stream_workspaces(stream_t stream) {
   const auto cuda_stream = static_cast<cudaStream_t>(stream);
   const auto id = cuda::stream_id(cuda_stream);
-  const int device = cuda::current_device();
+  // The stream's own device (the default streams: the current one), made current for the frees.
+  int device = cuda::current_device();
+  if (cuda_stream != nullptr && cuda_stream != cudaStreamLegacy && cuda_stream != cudaStreamPerThread) {
+    SWATH_CUDA_CHECK(cudaStreamGetDevice(cuda_stream, &device));
+  }
+  const int previous = cuda::current_device();
+  if (device != previous) SWATH_CUDA_CHECK(cudaSetDevice(device));
   const std::lock_guard lock(cuda::workspace_guard);
   for (auto it = cuda::workspaces.begin(); it != cuda::workspaces.end();) {
     if (std::get<0>(it->first) == device && std::get<1>(it->first) == id) {
@@ -111,6 +117,7 @@ void release_stream_workspaces(stream_t stream) {
       ++it;
     }
   }
+  if (device != previous) SWATH_CUDA_CHECK(cudaSetDevice(previous));
 }
 
 }  // namespace swath
