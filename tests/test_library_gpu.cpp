@@ -45,6 +45,9 @@ struct device_copy {
   buffer<T> held;
   explicit device_copy(const std::vector<T>& host) : held(memory_kind::device, host.size()) {
     copy_bytes(held.data(), memory_kind::device, host.data(), memory_kind::host, host.size() * sizeof(T));
+    // A copy from pageable memory may land after cudaMemcpy returns, and the tests' streams do not wait
+    // for the legacy stream: wait here, before any of them reads or writes this memory.
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   }
   [[nodiscard]] std::vector<T> read() const {
     std::vector<T> host(held.size());
@@ -173,7 +176,10 @@ struct device_gemm {
         a(random_floats(draw, gemm::rows_of_a(p) * p.lda)),
         b(random_floats(draw, gemm::rows_of_b(p) * p.ldb)),
         c(std::vector<float>(static_cast<std::size_t>(p.m * p.ldc), NAN)) {}
-  void poison() { ASSERT_EQ(cudaMemset(c.data(), 0xff, c.held.bytes()), cudaSuccess); }  // NaN everywhere
+  void poison() {  // NaN everywhere, done before the (non-blocking) streams run
+    ASSERT_EQ(cudaMemset(c.data(), 0xff, c.held.bytes()), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  }
 };
 
 gemm::problem problem_of(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b) {

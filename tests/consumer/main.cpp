@@ -138,6 +138,7 @@ void on_device(const problems& p) {
   std::uint8_t* bytes = to_device(p.bytes);
   std::uint64_t* counts = to_device(std::vector<std::uint64_t>(257, 1));
   swath::raytracer::rgba* pixels = to_device(std::vector<swath::raytracer::rgba>(64 * 48));
+  cudaDeviceSynchronize();  // the uploads (ordinary copies) are done before the non-blocking stream reads
   swath::sgemm(swath::op::none, swath::op::none, p.m, p.n, p.k, 1.0f, a, p.k, b, p.n, 0.0f, c, p.n, stream);
   swath::vector_add(a, a, sum, static_cast<std::int64_t>(p.a.size()), stream);
   swath::stencil::apply(a, out, {p.k, p.m, 1, 0, 2}, {}, stream);
