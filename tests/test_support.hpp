@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -12,13 +16,37 @@
 
 #include "swath/bench/family.hpp"
 #include "swath/core/device.hpp"
+#include "swath/core/random.hpp"
 
 namespace swath::testing {
 
-// A fresh seed per call, so every run draws new inputs; tests print it on failure to reproduce.
+// Every random input of the tests comes from fresh_seed(): new on every run, and replayable. A run draws
+// one base seed (or takes SWATH_TEST_SEED) and prints it once; the k-th seed a test draws is a mix of
+// the base, the test's name and k. So `SWATH_TEST_SEED=<base> swath_tests --gtest_filter=<test>`
+// draws exactly the inputs that test drew in the run that printed <base>, whatever else ran.
+inline std::uint64_t test_seed_base() {
+  static const std::uint64_t base = [] {
+    std::uint64_t chosen = 0;
+    if (const char* given = std::getenv("SWATH_TEST_SEED"); given != nullptr && *given != '\0') {
+      chosen = std::strtoull(given, nullptr, 0);
+    } else {
+      std::random_device entropy;
+      chosen = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
+    }
+    std::printf("[ swath    ] random inputs from SWATH_TEST_SEED=%llu\n", static_cast<unsigned long long>(chosen));
+    return chosen;
+  }();
+  return base;
+}
+
 inline std::uint64_t fresh_seed() {
-  static std::random_device entropy;
-  return (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
+  static std::mutex guard;
+  static std::map<std::string, std::uint64_t> drawn;  // per test: how many seeds it has drawn
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string name = test == nullptr ? std::string() : std::string(test->test_suite_name()) + "." + test->name();
+  const std::lock_guard lock(guard);
+  const std::uint64_t k = drawn[name]++;
+  return mix64(test_seed_base() ^ mix64(std::hash<std::string>{}(name) + k));
 }
 
 inline bool gpu_present() { return query_gpu().has_value(); }
