@@ -51,7 +51,7 @@ void run(const char* function, std::span<const rule> device_rules, std::span<con
     return;
   }
   const api::device_scope on_device(site.device);
-  api::choose<problem, operands>(device_rules, api::compute_capability(site.device), p, x).run(p, x, site.launch);
+  api::choose<problem, operands>(device_rules, site.capability, p, x).run(p, x, site.launch);
 }
 
 void require_operands(const char* function, const operands& x) {

@@ -93,7 +93,7 @@ void sgemm(op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k, flo
     return;
   }
   const api::device_scope on_device(site.device);
-  api::choose<problem, operands>(device_rules, api::compute_capability(site.device), p, x).run(p, x, site.launch);
+  api::choose<problem, operands>(device_rules, site.capability, p, x).run(p, x, site.launch);
 }
 
 }  // namespace swath::gemm

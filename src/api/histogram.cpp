@@ -107,7 +107,7 @@ void count_any(const char* f, const problem& p, const operands& x, stream_t stre
   }
   api::require_code_for(f, site.device);
   const auto table = samples_pinned ? std::span<const rule>(pinned_rules) : std::span<const rule>(device_rules);
-  const rule& chosen = api::choose<problem, operands>(table, api::compute_capability(site.device), p, x);
+  const rule& chosen = api::choose<problem, operands>(table, site.capability, p, x);
   count_on_device(chosen, p, x, !counts.device, site);
 }
 

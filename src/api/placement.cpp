@@ -46,30 +46,32 @@ int stream_device(stream_t stream) {
   return device;
 }
 
-// SM counts, per device, read once (a property of the device; no mutable state shared between calls).
-int sm_count_of(int device) {
+// What the dispatch needs of a device, read once per device (properties of the device; no mutable
+// state shared between calls): the SM count and the compute capability.
+struct device_facts {
+  int sm_count = 0;
+  int capability = 0;
+};
+device_facts facts_of(int device) {
   static std::mutex guard;
-  static std::map<int, int> counts;
+  static std::map<int, device_facts> known;
   const std::lock_guard lock(guard);
-  if (const auto found = counts.find(device); found != counts.end()) return found->second;
-  int count = 0;
-  SWATH_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-  SWATH_EXPECTS(count > 0, "a CUDA device reports no SMs");
-  return counts[device] = count;
+  if (const auto found = known.find(device); found != known.end()) return found->second;
+  device_facts facts;
+  int major = 0, minor = 0;
+  SWATH_CUDA_CHECK(cudaDeviceGetAttribute(&facts.sm_count, cudaDevAttrMultiProcessorCount, device));
+  SWATH_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  SWATH_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  SWATH_EXPECTS(facts.sm_count > 0, "a CUDA device reports no SMs");
+  facts.capability = major * 10 + minor;
+  return known[device] = facts;
 }
 
 }  // namespace
 
-int compute_capability(int device) {
-  int major = 0, minor = 0;
-  SWATH_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  SWATH_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  return major * 10 + minor;
-}
-
 void require_code_for(const char* function, int device) {
   // Machine code for sm_XY runs on compute capability X.Y' with Y' ≥ Y of the same major version.
-  const int capability = compute_capability(device);
+  const int capability = facts_of(device).capability;
   for (const int built : build::cuda_architectures) {
     if (built == 0) break;
     if (capability / 10 == built / 10 && capability % 10 >= built % 10) return;
@@ -84,8 +86,10 @@ call_site device_site(stream_t stream) {
   call_site site;
   site.on_device = true;
   site.device = stream_device(stream);
+  const device_facts facts = facts_of(site.device);
+  site.capability = facts.capability;
   site.launch.stream = stream;
-  site.launch.sm_count = sm_count_of(site.device);
+  site.launch.sm_count = facts.sm_count;
   return site;
 }
 
@@ -106,7 +110,6 @@ device_scope::~device_scope() {
 #else
 
 memory_place locate(const void*) { return {}; }
-int compute_capability(int) { return 0; }
 void require_code_for(const char* function, int) {
   argument_error(function, "this build of swath has no CUDA backend");
 }

@@ -29,6 +29,7 @@ struct operand {
 struct call_site {
   bool on_device = false;
   int device = -1;
+  int capability = 0;  // the device's compute capability, major · 10 + minor
   launch_context launch;
 };
 
@@ -40,8 +41,6 @@ call_site place_call(const char* function, std::initializer_list<operand> operan
 call_site device_site(stream_t stream);
 // Throws usage_error when this build has no machine code for the device's architecture.
 void require_code_for(const char* function, int device);
-// The device's compute capability, major · 10 + minor.
-int compute_capability(int device);
 
 // Makes `device` current for the call and restores the caller's on the way out. -1: nothing to do.
 class device_scope {

@@ -116,7 +116,7 @@ placed place(const char* f, problem& p, const operands& x, stream_t stream) {
     if (p.dims == 2) size_host_columns(p);
     return {site, &api::choose<problem, operands>(host_rules, 0, p, x)};
   }
-  return {site, &api::choose<problem, operands>(device_rules, api::compute_capability(site.device), p, x)};
+  return {site, &api::choose<problem, operands>(device_rules, site.capability, p, x)};
 }
 
 template <class T>
