@@ -17,8 +17,9 @@ namespace {
 
 using rule = api::dispatch_rule<problem, operands>;
 
-bool bytes(const problem& p, const operands&) { return p.byte_fast_path(); }
-bool fits_shared(const problem& p, const operands&) { return shared_counters(p).ok(); }
+// The conditions below with [[maybe_unused]] serve the device tables, which CPU-only builds leave out.
+[[maybe_unused]] bool bytes(const problem& p, const operands&) { return p.byte_fast_path(); }
+[[maybe_unused]] bool fits_shared(const problem& p, const operands&) { return shared_counters(p).ok(); }
 
 // clang-format off
 #if SWATH_WITH_CUDA

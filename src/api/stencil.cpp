@@ -17,13 +17,14 @@ namespace {
 
 using rule = api::dispatch_rule<problem, operands>;
 
-bool aligned_16(const operands& x) {
+// The conditions below with [[maybe_unused]] serve the device tables, which CPU-only builds leave out.
+[[maybe_unused]] bool aligned_16(const operands& x) {
   return reinterpret_cast<std::uintptr_t>(x.in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(x.out) % 16 == 0;
 }
 // Steps 08-09 read tiles through the copy engine, which needs 16-byte aligned grids.
-bool tma_wide(const problem& p, const operands& x) { return aligned_wide_star_3d(p).ok() && aligned_16(x); }
-bool tma_star(const problem& p, const operands& x) { return aligned_star_3d(p).ok() && aligned_16(x); }
-bool star(const problem& p, const operands&) { return any_star(p).ok(); }
+[[maybe_unused]] bool tma_wide(const problem& p, const operands& x) { return aligned_wide_star_3d(p).ok() && aligned_16(x); }
+[[maybe_unused]] bool tma_star(const problem& p, const operands& x) { return aligned_star_3d(p).ok() && aligned_16(x); }
+[[maybe_unused]] bool star(const problem& p, const operands&) { return any_star(p).ok(); }
 bool two_d(const problem& p, const operands&) { return p.dims == 2; }
 
 // clang-format off

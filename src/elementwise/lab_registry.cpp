@@ -7,8 +7,6 @@
 namespace swath::elementwise {
 namespace {
 
-constexpr double add_tolerance = 1e-6;  // as registry.cpp
-
 void library_vector_add(const problem& p, const operands& x, const launch_context& launch) {
   vector_add(x.a, x.b, x.c, p.count(), static_cast<stream_t>(launch.stream));
 }

@@ -5,8 +5,6 @@
 namespace swath::elementwise {
 namespace {
 
-// The float sum of two floats is correctly rounded: at most 2^-24 ≈ 6e-8 relative error.
-constexpr double add_tolerance = 1e-6;
 // A transfer must reproduce every bit.
 constexpr double exact = 0;
 

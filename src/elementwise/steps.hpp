@@ -4,6 +4,9 @@
 
 namespace swath::elementwise {
 
+// The float sum of two floats is correctly rounded: at most 2^-24 ≈ 6e-8 relative error.
+inline constexpr double add_tolerance = 1e-6;
+
 namespace cpu {
 void vecadd_serial(const problem&, const operands&, const launch_context&);    // 01_vecadd_serial.cpp
 void vecadd_openmp(const problem&, const operands&, const launch_context&);    // 02_vecadd_openmp.cpp

@@ -7,7 +7,7 @@
 namespace swath::gemm {
 namespace {
 
-constexpr double per_k = 2 * 0x1p-24;  // as registry.cpp: tolerance(p) = this × (K + 2)
+constexpr double per_k = tolerance_per_k;
 
 using enum backend;
 using enum ceiling_kind;

@@ -6,8 +6,7 @@
 namespace swath::gemm {
 namespace {
 
-// The tolerance field is per unit of K: tolerance(p) = this × (K + 2) (see gemm.hpp).
-constexpr double per_k = 2 * 0x1p-24;
+constexpr double per_k = tolerance_per_k;
 
 using enum backend;
 using enum ceiling_kind;

@@ -2,6 +2,11 @@
 // Every gemm step's entry point, for the registry table.
 #include "swath/gemm.hpp"
 
+namespace swath::gemm {
+// The registry rows' tolerance field is per unit of K: tolerance(p) = this × (K + 2) (see gemm.hpp).
+inline constexpr double tolerance_per_k = 2 * 0x1p-24;
+}  // namespace swath::gemm
+
 namespace swath::gemm::cpu {
 void naive(const problem&, const operands&, const launch_context&);            // 01_naive.cpp
 void tiled(const problem&, const operands&, const launch_context&);            // 02_tiled.cpp

@@ -7,7 +7,7 @@
 namespace swath::stencil {
 namespace {
 
-constexpr double tolerance = 1e-5;  // as registry.cpp
+constexpr double tolerance = float_tolerance;
 
 using enum backend;
 using enum ceiling_kind;

@@ -5,9 +5,7 @@
 namespace swath::stencil {
 namespace {
 
-// Tolerances are for float; double runs scale them by ε_f64 / ε_f32 (family.cpp). With positive taps
-// and inputs, the float sum of at most 81 products is within 81 ε_f32 ≈ 4.8e-6 of the exact value.
-constexpr double tolerance = 1e-5;
+constexpr double tolerance = float_tolerance;
 
 using enum backend;
 using enum ceiling_kind;
