@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Regenerates the results tables and plots in README.md and docs/<family>.md from, for each GPU and
+"""Regenerates the results tables and plots in README.md, docs/<family>.md (one row a step, one column a
+size) and docs/journal/<family>.md (every row) from, for each GPU and
 step, the newest bench/results/<gpu>/*gpu-check*.json with that step's rows (newest by the run's
 recorded start time; a gpu-check may bench one family or a few steps, and the older runs keep the
 others). Text between the markers
@@ -140,6 +141,36 @@ def family_table(data, family):
     return "\n".join(lines)
 
 
+def progression_table(data, family):
+    """One row a step, one column a size: x vendor where the row has a vendor baseline, else % of the
+    ceiling, for the first configuration each size was run with (every row: the journal's full table)."""
+    rows = [r for r in sr.timed_rows(data) if r["family"] == family]
+    if all(r.get("ceiling_kind") == "none" for r in rows):
+        return items_table(data, family)
+    first_config = {}
+    for r in rows:
+        first_config.setdefault(r["size"], r.get("config", ""))
+    sizes = list(first_config)
+    cells = {}
+    for r in rows:
+        if r.get("config", "") != first_config[r["size"]]:
+            continue
+        name = sr.short_name(r["variant"])
+        if r["vendor"]:
+            cells.setdefault(name, {})[r["size"]] = "vendor"
+        elif r.get("vendor_ratio") is not None:
+            cells.setdefault(name, {})[r["size"]] = f"{r['vendor_ratio']:.3f}x"
+        else:
+            cells.setdefault(name, {})[r["size"]] = f"{fmt(r.get('percent_of_ceiling'), 1)}%"
+    configs = sorted({c for c in first_config.values() if c})
+    note = f" ({'; '.join(configs)})" if configs else ""
+    lines = [f"Each cell: x vendor where a vendor row ran that size, else % of the ceiling{note}.", "",
+             "| step | " + " | ".join(sizes) + " |", "| --- |" + " ---: |" * len(sizes)]
+    for name, by_size in cells.items():
+        lines.append(f"| `{name}` | " + " | ".join(by_size.get(size, "") for size in sizes) + " |")
+    return "\n".join(lines)
+
+
 def replace_block(path, name, text):
     begin, end = f"<!-- swath:results:{name}:begin -->", f"<!-- swath:results:{name}:end -->"
     content = path.read_text()
@@ -159,6 +190,7 @@ def main():
     image_dir.mkdir(parents=True, exist_ok=True)
     readme_parts = []
     family_parts = {}
+    journal_parts = {}  # every row, for docs/journal/<family>.md
     for gpu, merged, used, newest_for in runs:
         plot.plot_roofline(merged, image_dir / f"{gpu}-roofline.png")
         families = list(dict.fromkeys(r["family"] for r in merged["rows"]))
@@ -173,16 +205,22 @@ def main():
             extra = ""
             if plot.plot_inputs(data, family, image_dir / f"{gpu}-{family}-inputs.png"):
                 extra = f"\n![{family} on every input](img/{gpu}-{family}-inputs.png)"
+            sources = "\n".join(f"{ceilings_line(d)}\n{source_line(d, p).replace('](bench', '](../bench')}"
+                                for p, d in family_used)
             family_parts.setdefault(family, []).append(
-                f"**{sr.device_name(data)}**\n\n{family_table(data, family)}\n\n"
-                + "\n".join(f"{ceilings_line(d)}\n{source_line(d, p).replace('](bench', '](../bench')}" for p, d in family_used)
-                + "\n\n"
+                f"**{sr.device_name(data)}**\n\n{progression_table(data, family)}\n\n{sources}\n\n"
                 f"![{family} steps](img/{gpu}-{family}-steps.png){extra}\n![roofline](img/{gpu}-roofline.png)")
+            journal_parts.setdefault(family, []).append(
+                f"**{sr.device_name(data)}**\n\n{family_table(data, family)}\n\n"
+                + sources.replace("](../bench", "](../../bench"))
     replace_block(ROOT / "README.md", "summary", "\n\n".join(readme_parts))
     for family, parts in family_parts.items():
         doc = ROOT / "docs" / f"{family}.md"
         if doc.exists():
             replace_block(doc, family, "\n\n".join(parts))
+        journal = ROOT / "docs" / "journal" / f"{family}.md"
+        if journal.exists() and f"swath:results:{family}-full:begin" in journal.read_text():
+            replace_block(journal, f"{family}-full", "\n\n".join(journal_parts[family]))
 
 
 if __name__ == "__main__":

@@ -102,9 +102,10 @@ void print_info() {
 void print_list(const std::string& family_name) {
   for (const bench::family* f : bench::families()) {
     if (family_name != "all" && f->name() != family_name) continue;
-    std::printf("%s: %s\n  sizes: %s\n  parameters: %s\n", std::string(f->name()).c_str(),
+    std::printf("%s: %s\n  sizes: %s\n  parameters (--param key=value[,value...]):%s\n", std::string(f->name()).c_str(),
                 std::string(f->summary()).c_str(), std::string(f->size_help()).c_str(),
-                std::string(f->parameter_help()).c_str());
+                f->parameter_lines().empty() ? " none" : "");
+    for (const std::string& line : f->parameter_lines()) std::printf("    %s\n", line.c_str());
     for (const variant_info& v : f->variants()) {
       std::printf("  %-42s %s%s\n", std::string(v.name).c_str(), v.vendor ? "[vendor] " : "",
                   std::string(v.summary).c_str());

@@ -31,6 +31,23 @@ enum class ceiling_kind {
 };
 std::string_view to_string(ceiling_kind kind);
 
+// One setting, declared once where it belongs: a family's parameter (the problem's mathematics: a
+// stencil's radius, a product's transposes) or a step's own setting (its tile shape, its grid), on the
+// step's registry row. The CLI writes it key=value; `swath list`, `--help`, the validation of --param
+// and the lab's rows are all generated from these records.
+struct parameter {
+  std::string_view key;
+  // The allowed values, '|'-separated: literal words, or N (a whole number >= 1), X (a finite number),
+  // or a capitalised form the problem's maker checks (MxNxK, FILE.json, w0:w1:...).
+  std::string_view values;
+  std::string_view default_value;
+  std::string_view help;
+  // Whether a benchmark row's name carries key=value: always, only when the user chose the value, or
+  // whenever the value is not the default (a layout whose default is the unnamed plain case).
+  enum class naming { always, when_chosen, unless_default };
+  naming named = naming::when_chosen;
+};
+
 // What every variant says about itself, whatever its family.
 struct variant_info {
   std::string_view name;     // "family/backend/NN_step"; vendor rows "family/backend/vendor_<library>"
@@ -40,6 +57,7 @@ struct variant_info {
   double tolerance = 0;      // largest relative error against the float64 reference that passes
   bool vendor = false;       // a vendor library, registered as a baseline
   ceiling_kind bound = ceiling_kind::device_memory;
+  std::span<const parameter> settings{};  // the step's own settings (its policy), beyond the family's parameters
 };
 
 // Why a variant cannot run a problem; empty `why` means it can.

@@ -125,18 +125,6 @@ double parse_finite(const std::string& key, const std::string& text) {
   throw usage_error(key + "=" + text + ": expected a finite number");
 }
 
-std::vector<std::string> family::configurations(const variant_info&, const std::vector<parameter_choice>& chosen) const {
-  if (!chosen.empty()) {
-    std::string message = "family ";
-    message += name();
-    message += " takes no --param (got '";
-    message += chosen.front().key;
-    message += "')";
-    throw usage_error(message);
-  }
-  return {""};
-}
-
 std::string size_spec::text() const {
   std::string out;
   for (const std::int64_t extent : extents) {

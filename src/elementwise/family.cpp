@@ -5,6 +5,7 @@
 #include <string>
 
 #include "steps.hpp"
+#include "swath/bench/table_family.hpp"
 #include "swath/lab/elementwise.hpp"
 #include "swath/bench/check.hpp"
 #include "swath/core/buffer.hpp"
@@ -139,15 +140,14 @@ class elementwise_trial final : public bench::trial {
   std::vector<input_set> sets_;
 };
 
-class elementwise_family final : public bench::family {
+class elementwise_family final : public bench::table_family<variant, problem> {
  public:
   [[nodiscard]] std::string_view name() const override { return "elementwise"; }
   [[nodiscard]] std::string_view summary() const override {
     return "vector add, matrix add, host<->device transfers (memory-bound, 12 B per add)";
   }
-  [[nodiscard]] std::vector<variant_info> variants() const override { return bench::variant_infos(elementwise::variants()); }
   [[nodiscard]] std::vector<bench::size_spec> default_sizes(const variant_info& info) const override {
-    const variant& v = find_variant(info.name);
+    const variant& v = row(info);
     const bool gpu = info.where == backend::cuda;
     if (is_transfer(v.op)) return {{{1 << 26}}};  // 256 MiB
     if (is_matrix(v.op)) {
@@ -162,27 +162,25 @@ class elementwise_family final : public bench::family {
   [[nodiscard]] std::string_view size_help() const override {
     return "vector steps and transfers: N elements; matrix steps: WxH (width x height)";
   }
-  [[nodiscard]] std::string unsupported(const variant_info& info, const bench::problem_spec& spec) const override {
-    const variant& v = find_variant(info.name);
-    const bench::size_spec& size = spec.size;
+
+ protected:
+  [[nodiscard]] std::span<const variant> table() const override { return elementwise::variants(); }
+  [[nodiscard]] std::string size_mismatch(const variant& v, const bench::size_spec& size) const override {
     if (is_matrix(v.op) && size.extents.size() != 2) return "matrix steps take a size WxH";
     if (!is_matrix(v.op) && size.extents.size() != 1) return "vector steps and transfers take a size N";
-    return std::string(v.supports(make_problem(v, size)).why);
+    return "";
   }
-  [[nodiscard]] work_amount work(const variant_info& info, const bench::problem_spec& spec) const override {
-    const variant& v = find_variant(info.name);
-    return v.work(make_problem(v, spec.size));
+  [[nodiscard]] problem problem_of(const variant& v, const bench::problem_spec& spec) const override {
+    return make_problem(v, spec.size);
   }
-  [[nodiscard]] std::int64_t footprint_bytes(const variant_info& info, const bench::problem_spec& spec) const override {
-    const variant& v = find_variant(info.name);
-    const problem p = make_problem(v, spec.size);
+  // The CPU steps hold three operands in host memory; a transfer one on each side.
+  [[nodiscard]] std::int64_t footprint(const variant& v, const problem& p) const override {
     const std::int64_t operands = v.info.where == backend::cpu ? 3 : (is_transfer(v.op) ? 1 : 3);
     return operands * p.allocated() * static_cast<std::int64_t>(sizeof(float));
   }
-  [[nodiscard]] std::unique_ptr<bench::trial> make_trial(const variant_info& info, const bench::problem_spec& spec,
-                                                         const bench::trial_options& options) const override {
-    const variant& v = find_variant(info.name);
-    return elementwise::make_trial(v, make_problem(v, spec.size), options);
+  [[nodiscard]] std::unique_ptr<bench::trial> trial_of(const variant& v, const problem& p,
+                                                       const bench::trial_options& options) const override {
+    return elementwise::make_trial(v, p, options);
   }
 };
 

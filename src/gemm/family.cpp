@@ -14,6 +14,7 @@
 #include "steps.hpp"
 #include "swath/lab/gemm.hpp"
 #include "swath/bench/check.hpp"
+#include "swath/bench/table_family.hpp"
 #include "swath/core/buffer.hpp"
 #include "swath/core/device.hpp"
 #include "swath/core/error.hpp"
@@ -174,13 +175,23 @@ class gemm_trial final : public bench::trial {
   buffer<float> a_, b_, c_;
 };
 
-class gemm_family final : public bench::family {
+// The product's parameters (its mathematics); the steps' own settings are on their rows
+// (src/gemm/registry.cpp).
+constexpr parameter gemm_parameters[] = {
+    {"op", "nn|nt|tn|tt", "nn", "op(A), op(B): n as stored, t transposed"},
+    {"alpha", "X", "1", "the product's scale"},
+    {"beta", "X", "0", "C's scale; beta = 0 never reads C"},
+    {"ld", "packed|padded", "packed", "rows back to back, or padded by 7 elements (off any 16-byte boundary)"},
+};
+
+class gemm_family final : public bench::table_family<variant, problem> {
  public:
   [[nodiscard]] std::string_view name() const override { return "gemm"; }
   [[nodiscard]] std::string_view summary() const override {
     return "C = alpha op(A) op(B) + beta C in float32, row-major with leading dimensions, any M, N, K";
   }
-  [[nodiscard]] std::vector<variant_info> variants() const override { return bench::variant_infos(gemm::variants()); }
+  [[nodiscard]] std::span<const parameter> parameters() const override { return gemm_parameters; }
+  [[nodiscard]] std::span<const parameter> settings() const override { return step_settings(); }
   [[nodiscard]] std::vector<bench::size_spec> default_sizes(const variant_info& info) const override {
     if (info.where == backend::cuda) {
       // The SGEMM targets' sizes: 4096³ and 8192³, and the ragged 4095³, 1000 × 3000 × 700 and
@@ -192,7 +203,9 @@ class gemm_family final : public bench::family {
         return {{{4096, 4096, 4096}}, {{8192, 8192, 8192}}, {{4095, 4095, 4095}}, {{1000, 3000, 700}}, {{8191, 257, 4099}},
                 {{1024, 1024, 1024}}, {{2048, 2048, 2048}}};
       }
-      if (info.name != "gemm/cuda/01_naive" && info.name != "gemm/cuda/02_coalesced") return {{{4096, 4096, 4096}}, {{8192, 8192, 8192}}, {{4095, 4095, 4095}}, {{1000, 3000, 700}}, {{8191, 257, 4099}}};
+      if (info.name != "gemm/cuda/01_naive" && info.name != "gemm/cuda/02_coalesced") {
+        return {{{4096, 4096, 4096}}, {{8192, 8192, 8192}}, {{4095, 4095, 4095}}, {{1000, 3000, 700}}, {{8191, 257, 4099}}};
+      }
       return {{{4096, 4096, 4096}}, {{4095, 4095, 4095}}, {{1000, 3000, 700}}};
     }
     // The naive step is ~1 GFLOP/s: it gets the small sizes only. 1024³ puts B (4 MiB) past a 2 MiB L2.
@@ -200,47 +213,22 @@ class gemm_family final : public bench::family {
     return {{{384, 384, 384}}, {{257, 509, 131}}, {{1024, 1024, 1024}}};
   }
   [[nodiscard]] std::string_view size_help() const override { return "MxNxK (C is M x N, the inner dimension K), or N for N^3"; }
-  [[nodiscard]] std::string_view parameter_help() const override {
-    return "op=nn|nt|tn|tt (op(A), op(B): n as stored, t transposed), alpha=X, beta=X, ld=packed|padded (rows "
-           "padded by 7 elements), order=row|column|zigzag (CUDA block order), policy=auto|MxNxK (step 08's block tile), blocks=auto|N (the grid of step 11, and of step 16's tail), strip=auto|on|off (step 12's narrow strip), narrow=auto|on|off (step 13's 256x96 tiles), tma=auto|on|off (steps 14-15's copy-engine kernels), shares=weighted|even (step 16's tail: weighted by when each SM frees, or even, the same bits on every run), column_width=model|N, tile=model|N, "
-           "cache=L1|L2|L3|<bytes>[K|M|G] (a CUDA step's L2 is the GPU's)";
+
+ protected:
+  [[nodiscard]] std::span<const variant> table() const override { return gemm::variants(); }
+  [[nodiscard]] std::string size_mismatch(const variant&, const bench::size_spec& size) const override {
+    return size.extents.size() == 3 || size.extents.size() == 1 ? "" : "gemm takes a size MxNxK or N";
   }
-  [[nodiscard]] std::vector<std::string> configurations(const variant_info&,
-                                                        const std::vector<bench::parameter_choice>& chosen) const override {
-    std::vector<std::string> configs = {""};
-    for (const auto& choice : chosen) {
-      if (choice.key != "column_width" && choice.key != "tile" && choice.key != "cache" && choice.key != "op" &&
-          choice.key != "alpha" && choice.key != "beta" && choice.key != "ld" && choice.key != "order" &&
-          choice.key != "policy" && choice.key != "blocks" && choice.key != "strip" && choice.key != "narrow" &&
-          choice.key != "tma" && choice.key != "shares") {
-        throw usage_error("unknown gemm parameter '" + choice.key + "' (" + std::string(parameter_help()) + ")");
-      }
-      std::vector<std::string> product;
-      for (const auto& config : configs) {
-        for (const auto& value : choice.values) product.push_back(config + (config.empty() ? "" : " ") + choice.key + "=" + value);
-      }
-      configs = product;
-    }
-    return configs;
+  [[nodiscard]] problem problem_of(const variant& v, const bench::problem_spec& spec) const override {
+    return make_problem(v, spec);
   }
-  [[nodiscard]] std::string unsupported(const variant_info& info, const bench::problem_spec& spec) const override {
-    if (spec.size.extents.size() != 3 && spec.size.extents.size() != 1) return "gemm takes a size MxNxK or N";
-    const variant& v = find_variant(info.name);
-    return std::string(v.supports(make_problem(v, spec)).why);
-  }
-  [[nodiscard]] work_amount work(const variant_info& info, const bench::problem_spec& spec) const override {
-    const variant& v = find_variant(info.name);
-    return v.work(make_problem(v, spec));
-  }
-  [[nodiscard]] std::int64_t footprint_bytes(const variant_info& info, const bench::problem_spec& spec) const override {
-    const problem p = make_problem(find_variant(info.name), spec);
+  [[nodiscard]] std::int64_t footprint(const variant&, const problem& p) const override {
     return 4 * ((rows_of_a(p) - 1) * p.lda + cols_of_a(p) + (rows_of_b(p) - 1) * p.ldb + cols_of_b(p) +
                 (p.m - 1) * p.ldc + p.n);
   }
-  [[nodiscard]] std::unique_ptr<bench::trial> make_trial(const variant_info& info, const bench::problem_spec& spec,
-                                                         const bench::trial_options& options) const override {
-    const variant& v = find_variant(info.name);
-    return gemm::make_trial(v, make_problem(v, spec), options);
+  [[nodiscard]] std::unique_ptr<bench::trial> trial_of(const variant& v, const problem& p,
+                                                       const bench::trial_options& options) const override {
+    return gemm::make_trial(v, p, options);
   }
 };
 
@@ -253,11 +241,7 @@ problem make_problem(const variant& v, const bench::problem_spec& spec) {
   p.m = e[0];
   p.n = e.size() == 3 ? e[1] : e[0];
   p.k = e.size() == 3 ? e[2] : e[0];
-  const auto values = bench::parse_config(spec.config, {{"column_width", "model"}, {"tile", "model"}, {"cache", "L2"},
-                                                        {"op", "nn"}, {"alpha", "1"}, {"beta", "0"}, {"ld", "packed"},
-                                                        {"order", "row"}, {"policy", "auto"}, {"blocks", "auto"},
-                                                        {"strip", "auto"}, {"narrow", "auto"}, {"tma", "auto"},
-                                                        {"shares", "weighted"}});
+  const auto values = bench::parse_config(spec.config, family().defaults());
   const std::string& op = values.at("op");
   if (op.size() != 2 || (op[0] != 'n' && op[0] != 't') || (op[1] != 'n' && op[1] != 't')) {
     throw usage_error("gemm op='" + op + "' is not one of nn, nt, tn, tt");

@@ -11,11 +11,35 @@ constexpr double per_k = tolerance_per_k;
 using enum backend;
 using enum ceiling_kind;
 
+// The steps' settings, each declared once. A row lists the ones its step reads, directly or through the
+// step it falls back to (16 and 15 -> 13, 14 -> 13 -> 12 -> 11 -> 10).
+constexpr parameter tile{"tile", "model|N", "model", "the tiled step's square tile; model: three t x t float tiles in the cache, 12 t^2 <= M"};
+constexpr parameter column_width{"column_width", "model|N", "model", "the band of C's and B's columns; model: the thesis's c = M / (u K), rounded down to whole tiles on the GPU"};
+constexpr parameter cache{"cache", "L1|L2|L3|BYTES", "L2", "the cache the model fills: a level, or bytes with K|M|G; a CUDA step's L2 is the GPU's"};
+constexpr parameter order{"order", "row|column|zigzag", "row", "the order in which thread blocks take C's tiles (bands of column_width columns)"};
+constexpr parameter policy{"policy", "auto|MxNxK", "auto", "the block tile, one of the compiled tile_policies; auto: the tuning file's choice for the nearest size, else the first"};
+constexpr parameter blocks{"blocks", "auto|N", "auto", "the persistent grid; auto: one block per resident slot"};
+constexpr parameter strip{"strip", "auto|on|off", "auto", "the last N mod 128 <= 8 columns as a strip of their own; auto: where one strip block an SM pays"};
+constexpr parameter narrow{"narrow", "auto|on|off", "auto", "256 x 96 tiles; auto: where they fill the SMs' waves and 256 x 128 do not"};
+constexpr parameter tma{"tma", "auto|on|off", "auto", "the copy engine's kernels; auto: where 256 x 128 tiles make two or more full waves"};
+constexpr parameter shares{"shares", "weighted|even", "weighted", "the tail's shares: weighted by when each SM frees (fastest), or even (the same bits every run)"};
+
+constexpr parameter every_setting[] = {tile, column_width, cache, order, policy, blocks, strip, narrow, tma, shares};
+constexpr parameter tiled_settings[] = {tile, cache};
+constexpr parameter column_settings[] = {column_width, cache};
+constexpr parameter tunable_settings[] = {order, column_width, cache, policy};
+constexpr parameter ordered_settings[] = {order, column_width, cache};
+constexpr parameter stream_k_settings[] = {order, column_width, cache, blocks};
+constexpr parameter strip_settings[] = {order, column_width, cache, blocks, strip};
+constexpr parameter wave_fitted_settings[] = {order, column_width, cache, blocks, strip, narrow};
+constexpr parameter copy_engine_settings[] = {order, column_width, cache, blocks, strip, narrow, tma};
+constexpr parameter balanced_tail_settings[] = {order, column_width, cache, blocks, strip, narrow, tma, shares};
+
 // clang-format off
 const variant table[] = {
   {{"gemm/cpu/01_naive",        cpu, "triple loop, k innermost, rows among OpenMP threads",     "sgemm", per_k, false, host_memory}, any_gemm, cpu::naive, gemm_work},
-  {{"gemm/cpu/02_tiled",        cpu, "square cache tiles, i-k-j inside, tiles among threads",   "sgemm", per_k, false, host_memory}, plain_gemm, cpu::tiled, gemm_work},
-  {{"gemm/cpu/03_column",       cpu, "column bands of B and C, width c = M / (u K)",            "sgemm", per_k, false, host_memory}, plain_gemm, cpu::column, gemm_work},
+  {{"gemm/cpu/02_tiled",        cpu, "square cache tiles, i-k-j inside, tiles among threads",   "sgemm", per_k, false, host_memory, tiled_settings}, plain_gemm, cpu::tiled, gemm_work},
+  {{"gemm/cpu/03_column",       cpu, "column bands of B and C, width c = M / (u K)",            "sgemm", per_k, false, host_memory, column_settings}, plain_gemm, cpu::column, gemm_work},
 #if SWATH_WITH_CUDA
   {{"gemm/cuda/01_naive",       cuda, "the seed's kernel: one thread per C element, warps down C's columns", "sgemm", per_k, false, device_memory}, any_gemm, cuda::naive, gemm_work},
   {{"gemm/cuda/02_coalesced",   cuda, "warps along C's rows: B and C accesses coalesced, no transpose",      "sgemm", per_k, false, device_memory}, any_gemm, cuda::coalesced, gemm_work},
@@ -24,15 +48,15 @@ const variant table[] = {
   {{"gemm/cuda/05_blocktile_2d", cuda, "the seed's 8 x 8 register outer product, 128 x 128 block tile",          "sgemm", per_k, false, device_memory}, any_gemm, cuda::blocktile_2d, gemm_work},
   {{"gemm/cuda/06_vectorized",  cuda, "16-byte loads, op(A) transposed in shared memory",                       "sgemm", per_k, false, device_memory}, any_gemm, cuda::vectorized, gemm_work},
   {{"gemm/cuda/07_warptiled",   cuda, "64 x 32 warp tiles, 2 x 2 blocks of 4 x 4 a lane: conflict-free reads",  "sgemm", per_k, false, device_memory}, any_gemm, cuda::warptiled, gemm_work},
-  {{"gemm/cuda/08_double_buffered", cuda, "two shared panels, next slice's loads in flight; block order=row|column|zigzag", "sgemm", per_k, false, device_memory}, any_gemm, cuda::double_buffered, gemm_work},
-  {{"gemm/cuda/09_interior_fast_path", cuda, "08 at 128x128x16 with unpredicated 128-bit loads and stores in interior blocks", "sgemm", per_k, false, device_memory}, any_gemm, cuda::interior_fast_path, gemm_work},
-  {{"gemm/cuda/10_async_pipeline", cuda, "3-stage cp.async pipeline, 256 x 128 x 8 tiles, 8 x 16 a thread, any alignment", "sgemm", per_k, false, device_memory}, any_gemm, cuda::async_pipeline, gemm_work},
-  {{"gemm/cuda/11_stream_k",    cuda, "10's pipeline on one block an SM, the last tiles' K slices split evenly (stream-K); blocks=N", "sgemm", per_k, false, device_memory}, any_gemm, cuda::stream_k, gemm_work},
-  {{"gemm/cuda/12_narrow_strip", cuda, "11, and the last N mod 128 <= 8 columns as a strip that reads op(A) once; strip=auto|on|off", "sgemm", per_k, false, device_memory}, any_gemm, cuda::narrow_strip, gemm_work},
-  {{"gemm/cuda/13_wave_fitted_tiles", cuda, "12, or 256 x 96 x 16 tiles (8 x 12 a thread, edge tiles moved inside) where they fill the SMs' waves and 256 x 128 do not; narrow=auto|on|off", "sgemm", per_k, false, device_memory}, any_gemm, cuda::wave_fitted_tiles, gemm_work},
-  {{"gemm/cuda/14_copy_engine", cuda, "13, or 10's tile and micro-tile fed by the copy engine (TMA boxes, mbarriers, no block barrier, 32-deep slices) where its tiles make 2+ full waves and the operands' rewrite is cheap; tma=auto|on|off", "sgemm", per_k, false, device_memory}, any_gemm, cuda::copy_engine, gemm_work},
-  {{"gemm/cuda/15_producer_warp", cuda, "14 with a producer warpgroup feeding the copy engine (setmaxnreg: 24 registers it, 240 the compute warps), 16-deep slices in 8 stages; tma=auto|on|off", "sgemm", per_k, false, device_memory}, any_gemm, cuda::producer_warp, gemm_work},
-  {{"gemm/cuda/16_balanced_tail", cuda, "15 for the full waves, then the last wave's tiles cut along K and shared evenly over the SMs (stream-K on 15's warps); blocks=N, tma=auto|on|off", "sgemm", per_k, false, device_memory}, any_gemm, cuda::balanced_tail, gemm_work},
+  {{"gemm/cuda/08_double_buffered", cuda, "two shared panels, next slice's loads in flight", "sgemm", per_k, false, device_memory, tunable_settings}, any_gemm, cuda::double_buffered, gemm_work},
+  {{"gemm/cuda/09_interior_fast_path", cuda, "08 at 128x128x16 with unpredicated 128-bit loads and stores in interior blocks", "sgemm", per_k, false, device_memory, ordered_settings}, any_gemm, cuda::interior_fast_path, gemm_work},
+  {{"gemm/cuda/10_async_pipeline", cuda, "3-stage cp.async pipeline, 256 x 128 x 8 tiles, 8 x 16 a thread, any alignment", "sgemm", per_k, false, device_memory, ordered_settings}, any_gemm, cuda::async_pipeline, gemm_work},
+  {{"gemm/cuda/11_stream_k",    cuda, "10's pipeline on one block an SM, the last tiles' K slices split evenly (stream-K)", "sgemm", per_k, false, device_memory, stream_k_settings}, any_gemm, cuda::stream_k, gemm_work},
+  {{"gemm/cuda/12_narrow_strip", cuda, "11, and the last N mod 128 <= 8 columns as a strip that reads op(A) once", "sgemm", per_k, false, device_memory, strip_settings}, any_gemm, cuda::narrow_strip, gemm_work},
+  {{"gemm/cuda/13_wave_fitted_tiles", cuda, "12, or 256 x 96 x 16 tiles (8 x 12 a thread, edge tiles moved inside) where they fill the SMs' waves and 256 x 128 do not", "sgemm", per_k, false, device_memory, wave_fitted_settings}, any_gemm, cuda::wave_fitted_tiles, gemm_work},
+  {{"gemm/cuda/14_copy_engine", cuda, "13, or 10's tile and micro-tile fed by the copy engine (TMA boxes, mbarriers, no block barrier, 32-deep slices) where its tiles make 2+ full waves and the operands' rewrite is cheap", "sgemm", per_k, false, device_memory, copy_engine_settings}, any_gemm, cuda::copy_engine, gemm_work},
+  {{"gemm/cuda/15_producer_warp", cuda, "14 with a producer warpgroup feeding the copy engine (setmaxnreg: 24 registers it, 240 the compute warps), 16-deep slices in 8 stages", "sgemm", per_k, false, device_memory, copy_engine_settings}, any_gemm, cuda::producer_warp, gemm_work},
+  {{"gemm/cuda/16_balanced_tail", cuda, "15 for the full waves, then the last wave's tiles cut along K and shared evenly over the SMs (stream-K on 15's warps)", "sgemm", per_k, false, device_memory, balanced_tail_settings}, any_gemm, cuda::balanced_tail, gemm_work},
 #endif
 };
 // clang-format on
@@ -40,5 +64,6 @@ const variant table[] = {
 }  // namespace
 
 std::span<const variant> steps() { return table; }
+std::span<const parameter> step_settings() { return every_setting; }
 
 }  // namespace swath::gemm

@@ -5,6 +5,9 @@
 namespace swath::gemm {
 // The registry rows' tolerance field is per unit of K: tolerance(p) = this × (K + 2) (see gemm.hpp).
 inline constexpr double tolerance_per_k = 2 * 0x1p-24;
+// Every setting a gemm step declares (src/gemm/registry.cpp), the CUDA steps' too in a CPU-only build:
+// the problem's maker reads them all.
+std::span<const parameter> step_settings();
 }  // namespace swath::gemm
 
 namespace swath::gemm::cpu {

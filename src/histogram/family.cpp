@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "steps.hpp"
+#include "swath/bench/table_family.hpp"
 #include "swath/lab/histogram.hpp"
 #include "swath/core/buffer.hpp"
 #include "swath/core/device.hpp"
@@ -177,101 +178,59 @@ class histogram_trial final : public bench::trial {
   std::vector<input_set> sets_;
 };
 
-struct axis {
-  std::string key;
-  std::vector<std::string> gpu_defaults;
-  std::vector<std::string> cpu_defaults;
+// The histogram's parameters: what is counted, and how.
+constexpr parameter histogram_parameters[] = {
+    {"input", "uniform|constant|text|skewed|runs", "uniform", "the byte distribution (the suite runs all five; byte samples only)", parameter::naming::always},
+    {"type", "u8|i32|f32", "u8", "the sample type; i32 and f32 are uniform over [lo, hi)"},
+    {"bins", "N", "256", "bins over [lo, hi), at most 2^24 (the byte fast path is u8, 256, 0, 256)"},
+    {"lo", "X", "0", "the range's lower end"},
+    {"hi", "X", "256", "the range's upper end, past lo"},
+    {"misalign", "OFFSET", "0", "bytes the samples start past an aligned address: 0..15, a multiple of the sample size"},
 };
 
-const std::vector<axis>& axes() {
-  static const std::vector<axis> all = {
-      {"input", {"uniform", "constant", "text", "skewed", "runs"}, {"uniform", "constant", "text", "skewed", "runs"}},
-      {"type", {"u8"}, {"u8"}},
-      {"bins", {"256"}, {"256"}},
-      {"lo", {"0"}, {"0"}},
-      {"hi", {"256"}, {"256"}},
-      {"misalign", {"0"}, {"0"}},
-  };
-  return all;
-}
-
-class histogram_family final : public bench::family {
+class histogram_family final : public bench::table_family<variant, problem> {
  public:
   [[nodiscard]] std::string_view name() const override { return "histogram"; }
   [[nodiscard]] std::string_view summary() const override {
     return "256-bin byte histograms (and bins over [lo, hi) of int32/float), exact 64-bit counts, five inputs";
   }
-  [[nodiscard]] std::vector<variant_info> variants() const override { return bench::variant_infos(histogram::variants()); }
+  [[nodiscard]] std::span<const parameter> parameters() const override { return histogram_parameters; }
+  // The suite runs the five byte distributions; general samples (type chosen) have one.
+  [[nodiscard]] std::vector<std::string> suite_values(const variant_info& info, const parameter& key,
+                                                      const std::vector<bench::parameter_choice>& chosen) const override {
+    if (key.key != "input") return family::suite_values(info, key, chosen);
+    const bool typed = std::any_of(chosen.begin(), chosen.end(), [](const auto& c) { return c.key == "type"; });
+    if (typed) return {"uniform"};
+    return {"uniform", "constant", "text", "skewed", "runs"};
+  }
   [[nodiscard]] std::vector<bench::size_spec> default_sizes(const variant_info& info) const override {
     if (info.where == backend::cuda) {
       // The target: 1 GiB on the device (~20x the L2). The seed's 100M bytes, where launch and the final
       // merge show. The seed's global-atomic kernel gets only the smaller size: on constant input its
       // 2^30 atomics on one address take most of a second a run.
       if (info.name == "histogram/cuda/01_global_atomic") return {{{100000000}}};
-      if (find_variant(info.name).samples_on_host) return {{{1LL << 30}}};  // bound by the host link
+      if (row(info).samples_on_host) return {{{1LL << 30}}};  // bound by the host link
       return {{{1LL << 30}}, {{100000000}}};
     }
     // 64 MiB and 3 bytes: past any L2 (the runner rotates sets past the L3), ~15 s a step on two cores.
     return {{{(1 << 26) + 3}}};
   }
   [[nodiscard]] std::string_view size_help() const override { return "N samples (the steps also take 0; the tests check it)"; }
-  [[nodiscard]] std::string_view parameter_help() const override {
-    return "input=uniform|constant|text|skewed|runs (the suite runs all five; byte samples only), type=u8|i32|f32, "
-           "bins=N, lo=X, hi=X (bins over [lo, hi); the byte fast path is u8, 256, 0, 256), misalign=0..15 (bytes "
-           "the samples start past an aligned address)";
+
+ protected:
+  [[nodiscard]] std::span<const variant> table() const override { return histogram::variants(); }
+  [[nodiscard]] std::string size_mismatch(const variant&, const bench::size_spec& size) const override {
+    return size.extents.size() == 1 ? "" : "histograms take a size N";
   }
-  [[nodiscard]] std::vector<std::string> configurations(const variant_info& info,
-                                                        const std::vector<bench::parameter_choice>& chosen) const override {
-    for (const auto& choice : chosen) {
-      const bool known = std::any_of(axes().begin(), axes().end(), [&](const axis& a) { return choice.key == a.key; });
-      if (!known) throw usage_error("unknown histogram parameter '" + choice.key + "' (" + std::string(parameter_help()) + ")");
-    }
-    const auto given = [&](const std::string& key) {
-      return std::any_of(chosen.begin(), chosen.end(), [&](const auto& c) { return c.key == key; });
-    };
-    std::vector<std::string> configs = {""};
-    for (const axis& a : axes()) {
-      std::vector<std::string> values = info.where == backend::cuda ? a.gpu_defaults : a.cpu_defaults;
-      for (const auto& choice : chosen) {
-        if (choice.key == a.key) values = choice.values;
-      }
-      // Rows name the distribution, and the rest only when it differs from the byte fast path.
-      const bool named = a.key == "input" || given(a.key);
-      std::vector<std::string> product;
-      for (const std::string& config : configs) {
-        for (const std::string& value : values) {
-          product.push_back(named ? config + (config.empty() ? "" : " ") + a.key + "=" + value : config);
-        }
-      }
-      configs = product;
-    }
-    // General samples have one distribution: drop the byte inputs the user did not ask for.
-    if (given("type") && !given("input")) {
-      std::vector<std::string> general;
-      for (const auto& config : configs) {
-        if (config.find("input=uniform") != std::string::npos) general.push_back(config);
-      }
-      configs = general;
-    }
-    return configs;
+  [[nodiscard]] problem problem_of(const variant& v, const bench::problem_spec& spec) const override {
+    return make_problem(v, spec);
   }
-  [[nodiscard]] std::string unsupported(const variant_info& info, const bench::problem_spec& spec) const override {
-    if (spec.size.extents.size() != 1) return "histograms take a size N";
-    const variant& v = find_variant(info.name);
-    return std::string(v.supports(make_problem(v, spec)).why);
-  }
-  [[nodiscard]] work_amount work(const variant_info& info, const bench::problem_spec& spec) const override {
-    const variant& v = find_variant(info.name);
-    return v.work(make_problem(v, spec));
-  }
-  [[nodiscard]] std::int64_t footprint_bytes(const variant_info& info, const bench::problem_spec& spec) const override {
-    const problem p = make_problem(find_variant(info.name), spec);
+  [[nodiscard]] std::int64_t footprint(const variant&, const problem& p) const override {
     return p.n * p.sample_bytes() + p.misalign + 8 * (p.bins + 1);
   }
-  [[nodiscard]] std::unique_ptr<bench::trial> make_trial(const variant_info& info, const bench::problem_spec& spec,
-                                                         const bench::trial_options& options) const override {
-    const variant& v = find_variant(info.name);
-    return histogram::make_trial(v, make_problem(v, spec), options);
+  [[nodiscard]] std::unique_ptr<bench::trial> trial_of(const variant& v, const problem& p,
+                                                       const bench::trial_options& options) const override {
+    return histogram::make_trial(v, p, options);
   }
 };
 
@@ -279,8 +238,7 @@ class histogram_family final : public bench::family {
 
 problem make_problem(const variant&, const bench::problem_spec& spec) {
   SWATH_EXPECTS(spec.size.extents.size() == 1, "histograms take a size N");
-  const auto values = bench::parse_config(
-      spec.config, {{"input", "uniform"}, {"type", "u8"}, {"bins", "256"}, {"lo", "0"}, {"hi", "256"}, {"misalign", "0"}});
+  const auto values = bench::parse_config(spec.config, family().defaults());
   problem p;
   p.n = spec.size.extents[0];
   const std::string& input = values.at("input");

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "steps.hpp"
+#include "swath/bench/table_family.hpp"
 #include "swath/lab/raytracer.hpp"
 #include "scene_json.hpp"
 #include "swath/core/buffer.hpp"
@@ -57,8 +58,11 @@ problem make_problem(const bench::problem_spec& spec) {
 
 problem make_problem(const std::string& config, int width, int height) {
   SWATH_EXPECTS(width >= 0 && height >= 0, "an image size ≥ 0 (0: the scene's own)");
-  const auto values = bench::parse_config(
-      config, {{"scene", "random"}, {"spheres", ""}, {"samples", ""}, {"shading", ""}, {"shadows", ""}});
+  auto values = bench::parse_config(config, family().defaults());
+  // "scene": the scene's own setting, as an empty value.
+  for (auto& [key, value] : values) {
+    if (key != "scene" && value == "scene") value.clear();
+  }
   problem p;
   p.scene_name = values.at("scene");
   const std::int64_t spheres = values.at("spheres").empty() ? -1 : bench::parse_positive("spheres", values.at("spheres"));
@@ -258,37 +262,26 @@ class raytracer_trial final : public bench::trial {
 
 bench::problem_spec spec_of(const char* size, const char* config) { return {bench::parse_size(size), config}; }
 
-class raytracer_family final : public bench::family {
+// The scene and how it is rendered; spheres, samples, shading and shadows default to the scene's own.
+constexpr parameter raytracer_parameters[] = {
+    {"scene", "NAME|FILE.json", "random", "a name is scenes/NAME.json (seed, random, ...)"},
+    {"spheres", "scene|N", "scene", "the sphere count of the scene's random generator"},
+    {"samples", "scene|N", "scene", "samples a pixel, at most 1024"},
+    {"shading", "scene|flat|phong", "scene", "flat colours, or Phong with a light"},
+    {"shadows", "scene|on|off", "scene", "a shadow ray a hit"},
+};
+
+class raytracer_family final : public bench::table_family<variant, problem> {
  public:
   [[nodiscard]] std::string_view name() const override { return "raytracer"; }
   [[nodiscard]] std::string_view summary() const override {
     return "spheres rendered with camera and shadow rays: the seed's kernel, Phong, anti-aliasing, LBVH and SAH trees";
   }
-  [[nodiscard]] std::vector<variant_info> variants() const override { return bench::variant_infos(raytracer::variants()); }
+  [[nodiscard]] std::span<const parameter> parameters() const override { return raytracer_parameters; }
   [[nodiscard]] std::vector<bench::size_spec> default_sizes(const variant_info& info) const override {
     return {bench::parse_size(info.where == backend::cuda ? "1920x1080" : "320x180")};
   }
   [[nodiscard]] std::string_view size_help() const override { return "WxH, the image in pixels"; }
-  [[nodiscard]] std::string_view parameter_help() const override {
-    return "scene=NAME|FILE.json (a name is scenes/NAME.json: seed, random, ...), spheres=N (the count of the scene's "
-           "random generator), samples=N, shading=flat|phong, shadows=on|off (default: the scene's own settings)";
-  }
-  [[nodiscard]] std::vector<std::string> configurations(const variant_info&,
-                                                        const std::vector<bench::parameter_choice>& chosen) const override {
-    static const char* const keys[] = {"scene", "spheres", "samples", "shading", "shadows"};
-    std::vector<std::string> configs = {""};
-    for (const auto& choice : chosen) {
-      if (std::find(std::begin(keys), std::end(keys), choice.key) == std::end(keys)) {
-        throw usage_error("unknown raytracer parameter '" + choice.key + "' (" + std::string(parameter_help()) + ")");
-      }
-      std::vector<std::string> product;
-      for (const std::string& config : configs) {
-        for (const std::string& value : choice.values) product.push_back(config + (config.empty() ? "" : " ") + choice.key + "=" + value);
-      }
-      configs = product;
-    }
-    return configs;
-  }
   // The suite: the seed's scene on every CUDA step (the whole progression on one image), brute force at
   // 480x270 with 10^3 and 10^5 spheres, the trees there too (the BVH against brute force, same frame)
   // and at 1920x1080 up to 10^6 spheres (the target). The CPU runs small frames: a newcomer's laptop.
@@ -310,25 +303,27 @@ class raytracer_family final : public bench::family {
     }
     return cases;
   }
-  [[nodiscard]] std::string unsupported(const variant_info& info, const bench::problem_spec& spec) const override {
-    const variant& v = find_variant(info.name);
-    return std::string(v.supports(make_problem(spec)).why);
-  }
-  [[nodiscard]] work_amount work(const variant_info&, const bench::problem_spec& spec) const override {
-    const problem p = make_problem(spec);
+  [[nodiscard]] work_amount work_of(const variant&, const problem& p) const override {
     const double pixels = static_cast<double>(p.settings.width) * p.settings.height;
     return {pixels * sizeof(rgba) + static_cast<double>(p.scene_data->spheres.size()) * 20.0, 0.0, camera_rays(p)};
   }
-  [[nodiscard]] std::int64_t footprint_bytes(const variant_info&, const bench::problem_spec& spec) const override {
-    const problem p = make_problem(spec);
+
+ protected:
+  [[nodiscard]] std::span<const variant> table() const override { return raytracer::variants(); }
+  [[nodiscard]] std::string size_mismatch(const variant&, const bench::size_spec& size) const override {
+    return size.extents.size() == 2 ? "" : "a ray tracer size is the image's WxH";
+  }
+  [[nodiscard]] problem problem_of(const variant&, const bench::problem_spec& spec) const override {
+    return make_problem(spec);
+  }
+  // The image, the spheres twice (as given and in tree order), nodes, and the LBVH's sort buffers.
+  [[nodiscard]] std::int64_t footprint(const variant&, const problem& p) const override {
     const auto spheres = static_cast<std::int64_t>(p.scene_data->spheres.size());
-    // The image, the spheres twice (as given and in tree order), nodes, and the LBVH's sort buffers.
     return static_cast<std::int64_t>(p.settings.width) * p.settings.height * 16 + spheres * (2 * 20 + 64 + 32);
   }
-  [[nodiscard]] std::unique_ptr<bench::trial> make_trial(const variant_info& info, const bench::problem_spec& spec,
-                                                         const bench::trial_options&) const override {
-    const variant& v = find_variant(info.name);
-    return std::make_unique<raytracer_trial>(v, make_problem(spec));
+  [[nodiscard]] std::unique_ptr<bench::trial> trial_of(const variant& v, const problem& p,
+                                                       const bench::trial_options&) const override {
+    return std::make_unique<raytracer_trial>(v, p);
   }
 };
 

@@ -10,6 +10,7 @@
 #include "steps.hpp"
 #include "swath/lab/stencil.hpp"
 #include "swath/bench/check.hpp"
+#include "swath/bench/table_family.hpp"
 #include "swath/core/buffer.hpp"
 #include "swath/core/device.hpp"
 #include "swath/core/error.hpp"
@@ -21,53 +22,22 @@ namespace swath::stencil {
 
 namespace {
 
-// The parameters and their defaults (the first value of each list is what a plain run uses; the
-// default suite runs every listed radius).
-struct axis {
-  const char* key;
-  std::vector<std::string> allowed;  // empty: free-form (checked when the problem is made)
-  std::vector<std::string> defaults;
+// The stencil's parameters (its mathematics and layout); the traversal steps' schedule settings are on
+// their rows (src/stencil/registry.cpp).
+constexpr auto always = parameter::naming::always;
+constexpr parameter stencil_parameters[] = {
+    {"radius", "1|2|3|4", "1", "taps up to r points away along an axis (the CPU suite runs 1,4, the GPU suite 1,2,4)", always},
+    {"shape", "star|box", "star", "the axes only, or the whole (2r+1)^d cube", always},
+    {"boundary", "clamp|copy|constant|periodic", "clamp", "what a tap past the edge reads, or copy: points within r of a face keep their input", always},
+    {"type", "float|double", "float", "the element type (the GPU suite runs both)", always},
+    {"weights", "default|W0:W1:...", "default", "every tap's weight, colon-separated, z-major then y then x"},
+    {"pitch", "dense|lines|N", "dense", "elements from a row to the next: back to back, padded to 128-byte lines, or N >= width (GPU steps; 08 and 09's suite runs dense and lines)", parameter::naming::unless_default},
 };
-
-const std::vector<axis>& axes() {
-  static const std::vector<axis> all = {
-      {"radius", {"1", "2", "3", "4"}, {"1", "4"}},
-      {"shape", {"star", "box"}, {"star"}},
-      {"boundary", {"clamp", "copy", "constant", "periodic"}, {"clamp"}},
-      {"type", {"float", "double"}, {"float"}},
-      {"column_width", {}, {"model"}},  // "model" or a number of elements
-      {"tile", {}, {"model"}},          // "model", "N" (square) or "WxH"
-      {"cache", {}, {"L2"}},            // L1, L2, L3, or bytes with an optional K/M/G (binary) suffix
-      {"ways", {}, {"auto"}},           // associativity for the model: auto (from the system for L1-L3), 0 = ignore, N
-      {"weights", {}, {"default"}},     // "default" or every tap's weight, colon-separated, in tap order
-      {"pitch", {}, {"dense"}},         // "dense", "lines" (rows padded to 128 bytes) or elements a row
-  };
-  return all;
-}
-
-// The GPU suite adds radius 2 and double: its targets are stated for them (docs/stencil.md). Steps
-// 08 and 09 also run their ragged grids pitched to whole lines, the layout their copy engine wants.
-std::vector<std::string> default_values(const axis& a, const variant_info& info) {
-  const std::string_view key = a.key;
-  if (info.where == backend::cuda && key == "radius") return {"1", "2", "4"};
-  if (info.where == backend::cuda && key == "type") return {"float", "double"};
-  if (key == "pitch") {
-    const auto supports = find_variant(info.name).supports;
-    if (supports == aligned_star_3d || supports == aligned_wide_star_3d) return {"dense", "lines"};
-  }
-  return a.defaults;
-}
 
 // Each row padded to whole 128-byte lines.
 std::int64_t line_pitch(std::int64_t width, std::int64_t element_bytes) {
   const std::int64_t per_line = 128 / element_bytes;
   return (width + per_line - 1) / per_line * per_line;
-}
-
-std::map<std::string, std::string> parse_config(const std::string& config) {
-  std::map<std::string, std::string> defaults;
-  for (const axis& a : axes()) defaults[a.key] = a.defaults.front();
-  return bench::parse_config(config, defaults);
 }
 
 template <class T>
@@ -192,21 +162,34 @@ class stencil_trial final : public bench::trial {
   std::vector<buffer<T>> outputs_;
 };
 
-class stencil_family final : public bench::family {
+class stencil_family final : public bench::table_family<variant, problem> {
  public:
   [[nodiscard]] std::string_view name() const override { return "stencil"; }
   [[nodiscard]] std::string_view summary() const override {
     return "2D and 3D stencils, star or box, radius 1-4: CPU traversals (row-major, tiled, column, zigzag), "
            "the GPU 3D progression";
   }
-  [[nodiscard]] std::vector<variant_info> variants() const override { return bench::variant_infos(stencil::variants()); }
+  [[nodiscard]] std::span<const parameter> parameters() const override { return stencil_parameters; }
+  // The GPU suite adds radius 2 and double: its targets are stated for them (docs/journal/stencil.md). Steps
+  // 08 and 09 also run their ragged grids pitched to whole lines, the layout their copy engine wants.
+  [[nodiscard]] std::vector<std::string> suite_values(const variant_info& info, const parameter& key,
+                                                      const std::vector<bench::parameter_choice>& chosen) const override {
+    const bool gpu = info.where == backend::cuda;
+    if (key.key == "radius") return gpu ? std::vector<std::string>{"1", "2", "4"} : std::vector<std::string>{"1", "4"};
+    if (key.key == "type" && gpu) return {"float", "double"};
+    if (key.key == "pitch") {
+      const auto supports = row(info).supports;
+      if (supports == aligned_star_3d || supports == aligned_wide_star_3d) return {"dense", "lines"};
+    }
+    return family::suite_values(info, key, chosen);
+  }
   [[nodiscard]] std::vector<bench::size_spec> default_sizes(const variant_info& info) const override {
     if (info.where == backend::cuda) {
       // The targets' sizes: 512^3 (1 GiB of float in and out, 20x the H100/H200 L2) and a ragged
       // grid near it that no tile divides; then a 2D grid of the same volume.
       // Steps 08 and 09 take rows 16 bytes apart only: their dense ragged grid is 508 wide, and the
       // others' 510 runs pitched (pitch=lines, a suite default of theirs).
-      const auto supports = find_variant(info.name).supports;
+      const auto supports = row(info).supports;
       if (supports == aligned_star_3d || supports == aligned_wide_star_3d) {
         return {{{512, 512, 512}}, {{508, 509, 511}}, {{510, 509, 511}}};
       }
@@ -215,81 +198,34 @@ class stencil_family final : public bench::family {
     // A square grid whose rows fit any L2, and a wide one (64K floats a row) whose 2r + 1 rows do not
     // fit a 2 MiB L2 for r = 4 (4 B × 65546 × 10 rows = 2.5 MiB): where columns should win.
     std::vector<bench::size_spec> sizes = {{{2049, 2047}}, {{65537, 257}}};
-    if (find_variant(info.name).supports == any_dense_stencil) sizes.push_back({{255, 254, 253}});  // 3D-capable steps
+    if (row(info).supports == any_dense_stencil) sizes.push_back({{255, 254, 253}});  // 3D-capable steps
     return sizes;
   }
   [[nodiscard]] std::string_view size_help() const override { return "WxH (2D) or WxHxD (3D)"; }
-  [[nodiscard]] std::string_view parameter_help() const override {
-    return "radius=1..4 (default suite 1,4 on the CPU, 1,2,4 on the GPU), shape=star|box, "
-           "boundary=clamp|copy|constant|periodic, type=float|double (GPU suite both), column_width=model|N, "
-           "tile=model|N|WxH, cache=L1|L2|L3|<bytes>[K|M|G], ways=auto|0|N, weights=default|w0:w1:... (one per tap, "
-           "z-major then y then x), pitch=dense|lines|N (elements from a row to the next: back to back, padded to "
-           "128-byte lines, or N >= width; GPU steps only; 08 and 09's suite runs dense and lines)";
-  }
-  [[nodiscard]] std::vector<std::string> configurations(const variant_info& info,
-                                                        const std::vector<bench::parameter_choice>& chosen) const override {
-    std::vector<std::string> configs = {""};
-    // Rows name only what shapes them: the schedule's parameters for the schedule steps, the weights
-    // when the user gave them.
-    const bool schedule_step = find_variant(info.name).supports == any_2d_stencil;
-    for (const axis& a : axes()) {
-      std::vector<std::string> values = default_values(a, info);
-      bool given = false;
-      for (const auto& choice : chosen) {
-        if (choice.key == a.key) {
-          values = choice.values;
-          given = true;
-        }
-      }
-      const std::string_view key = a.key;
-      const bool schedule_axis = key == "column_width" || key == "tile" || key == "cache" || key == "ways";
-      if ((schedule_axis && !schedule_step) || (key == "weights" && !given)) continue;
-      for (const std::string& value : values) {
-        if (!a.allowed.empty() && std::find(a.allowed.begin(), a.allowed.end(), value) == a.allowed.end()) {
-          throw usage_error(std::string(a.key) + "=" + value + " is not one of the allowed values (" +
-                            std::string(parameter_help()) + ")");
-        }
-      }
-      std::vector<std::string> product;
-      for (const std::string& config : configs) {
-        for (const std::string& value : values) {
-          // Dense rows are the default layout and go unnamed, as rows have always been.
-          if (key == "pitch" && value == "dense") {
-            product.push_back(config);
-          } else {
-            product.push_back(config + (config.empty() ? "" : " ") + a.key + "=" + value);
-          }
-        }
-      }
-      configs = product;
-    }
-    for (const auto& choice : chosen) {
-      const bool known = std::any_of(axes().begin(), axes().end(), [&](const axis& a) { return choice.key == a.key; });
-      if (!known) throw usage_error("unknown stencil parameter '" + choice.key + "' (" + std::string(parameter_help()) + ")");
-    }
-    return configs;
-  }
   [[nodiscard]] std::string unsupported(const variant_info& info, const bench::problem_spec& spec) const override {
-    if (spec.size.extents.size() != 2 && spec.size.extents.size() != 3) return "stencils take a size WxH or WxHxD";
-    const variant& v = find_variant(info.name);
-    const problem p = make_problem(v, spec);
-    if (p.pitch() == p.grid.width && parse_config(spec.config).at("pitch") == "lines") {
+    std::string why = table_family::unsupported(info, spec);
+    if (!why.empty()) return why;
+    const problem p = make_problem(row(info), spec);
+    if (p.pitch() == p.grid.width && bench::parse_config(spec.config, defaults()).at("pitch") == "lines") {
       return "pitch=lines is the dense layout at this width (its rows are whole lines): the row without pitch= runs it";
     }
-    return std::string(v.supports(p).why);
+    return "";
   }
-  [[nodiscard]] work_amount work(const variant_info& info, const bench::problem_spec& spec) const override {
-    const variant& v = find_variant(info.name);
-    return v.work(make_problem(v, spec));
+
+ protected:
+  [[nodiscard]] std::span<const variant> table() const override { return stencil::variants(); }
+  [[nodiscard]] std::string size_mismatch(const variant&, const bench::size_spec& size) const override {
+    return size.extents.size() == 2 || size.extents.size() == 3 ? "" : "stencils take a size WxH or WxHxD";
   }
-  [[nodiscard]] std::int64_t footprint_bytes(const variant_info& info, const bench::problem_spec& spec) const override {
-    const problem p = make_problem(find_variant(info.name), spec);
+  [[nodiscard]] problem problem_of(const variant& v, const bench::problem_spec& spec) const override {
+    return make_problem(v, spec);
+  }
+  [[nodiscard]] std::int64_t footprint(const variant&, const problem& p) const override {
     return 2 * p.stored_elements() * p.element_bytes();
   }
-  [[nodiscard]] std::unique_ptr<bench::trial> make_trial(const variant_info& info, const bench::problem_spec& spec,
-                                                         const bench::trial_options& options) const override {
-    const variant& v = find_variant(info.name);
-    return stencil::make_trial(v, make_problem(v, spec), options);
+  [[nodiscard]] std::unique_ptr<bench::trial> trial_of(const variant& v, const problem& p,
+                                                       const bench::trial_options& options) const override {
+    return stencil::make_trial(v, p, options);
   }
 };
 
@@ -300,7 +236,7 @@ problem make_problem(const variant& v, const bench::problem_spec& spec) {
   if (extents.size() != 2 && extents.size() != 3) {
     throw usage_error("stencils take a size WxH or WxHxD, not " + spec.size.text());
   }
-  const auto values = parse_config(spec.config);
+  const auto values = bench::parse_config(spec.config, family().defaults());
   problem p;
   p.grid = {extents[0], extents[1]};
   p.dims = static_cast<int>(extents.size());

@@ -11,16 +11,25 @@ using enum backend;
 using enum ceiling_kind;
 using enum traversal;
 
+// The traversal steps' settings (the thesis's schedule parameters): every row of theirs names them.
+constexpr auto always = parameter::naming::always;
+constexpr parameter schedule_settings[] = {
+    {"column_width", "model|N", "model", "the column band in elements; model: the cache model's width for this cache, stencil and team", always},
+    {"tile", "model|N|WxH", "model", "the tiled steps' tile; model: the largest square whose halo-extended block fits, (t + 2r)^2 u <= M", always},
+    {"cache", "L1|L2|L3|BYTES", "L2", "the cache the model fills: a level, or bytes with K|M|G", always},
+    {"ways", "auto|0|N", "auto", "the associativity the model keeps the width within; auto: the system's, 0: ignore it", always},
+};
+
 // clang-format off
 const variant table[] = {
-  {{"stencil/cpu/01_naive",         cpu, "row-major, one core",                                    "stencil",   tolerance, false, host_memory_one_core}, row_major, false, any_2d_stencil, cpu::naive, stencil_work},
-  {{"stencil/cpu/02_tiled",         cpu, "square tiles sized to the cache, one core",              "stencil",   tolerance, false, host_memory_one_core}, tiled, false, any_2d_stencil, cpu::tiled, stencil_work},
-  {{"stencil/cpu/03_column",        cpu, "column schedule, width from the cache model, one core",  "stencil",   tolerance, false, host_memory_one_core}, column, false, any_2d_stencil, cpu::column, stencil_work},
-  {{"stencil/cpu/04_zigzag",        cpu, "zigzag columns (boustrophedon rows), one core",          "stencil",   tolerance, false, host_memory_one_core}, zigzag, false, any_2d_stencil, cpu::zigzag, stencil_work},
-  {{"stencil/cpu/05_naive_openmp",  cpu, "row-major, rows split among OpenMP threads",             "stencil",   tolerance, false, host_memory},          row_major, true, any_2d_stencil, cpu::naive_openmp, stencil_work},
-  {{"stencil/cpu/06_tiled_openmp",  cpu, "tiles split among OpenMP threads",                       "stencil",   tolerance, false, host_memory},          tiled, true, any_2d_stencil, cpu::tiled_openmp, stencil_work},
-  {{"stencil/cpu/07_column_openmp", cpu, "threads share each column, rows dealt round-robin",      "stencil",   tolerance, false, host_memory},          column, true, any_2d_stencil, cpu::column_openmp, stencil_work},
-  {{"stencil/cpu/08_zigzag_openmp", cpu, "threads share each zigzag column",                       "stencil",   tolerance, false, host_memory},          zigzag, true, any_2d_stencil, cpu::zigzag_openmp, stencil_work},
+  {{"stencil/cpu/01_naive",         cpu, "row-major, one core",                                    "stencil",   tolerance, false, host_memory_one_core, schedule_settings}, row_major, false, any_2d_stencil, cpu::naive, stencil_work},
+  {{"stencil/cpu/02_tiled",         cpu, "square tiles sized to the cache, one core",              "stencil",   tolerance, false, host_memory_one_core, schedule_settings}, tiled, false, any_2d_stencil, cpu::tiled, stencil_work},
+  {{"stencil/cpu/03_column",        cpu, "column schedule, width from the cache model, one core",  "stencil",   tolerance, false, host_memory_one_core, schedule_settings}, column, false, any_2d_stencil, cpu::column, stencil_work},
+  {{"stencil/cpu/04_zigzag",        cpu, "zigzag columns (boustrophedon rows), one core",          "stencil",   tolerance, false, host_memory_one_core, schedule_settings}, zigzag, false, any_2d_stencil, cpu::zigzag, stencil_work},
+  {{"stencil/cpu/05_naive_openmp",  cpu, "row-major, rows split among OpenMP threads",             "stencil",   tolerance, false, host_memory, schedule_settings},          row_major, true, any_2d_stencil, cpu::naive_openmp, stencil_work},
+  {{"stencil/cpu/06_tiled_openmp",  cpu, "tiles split among OpenMP threads",                       "stencil",   tolerance, false, host_memory, schedule_settings},          tiled, true, any_2d_stencil, cpu::tiled_openmp, stencil_work},
+  {{"stencil/cpu/07_column_openmp", cpu, "threads share each column, rows dealt round-robin",      "stencil",   tolerance, false, host_memory, schedule_settings},          column, true, any_2d_stencil, cpu::column_openmp, stencil_work},
+  {{"stencil/cpu/08_zigzag_openmp", cpu, "threads share each zigzag column",                       "stencil",   tolerance, false, host_memory, schedule_settings},          zigzag, true, any_2d_stencil, cpu::zigzag_openmp, stencil_work},
   {{"stencil/cpu/09_openmp_3d",     cpu, "2D or 3D, (z, y) rows split among OpenMP threads",      "stencil", tolerance, false, host_memory},             row_major, true, any_dense_stencil, cpu::openmp_3d, stencil_work},
 #if SWATH_WITH_CUDA
   {{"stencil/cuda/01_naive",          cuda, "one thread per point, taps from global memory",        "stencil", tolerance, false, device_memory}, row_major, false, any_stencil, cuda::naive, stencil_work},

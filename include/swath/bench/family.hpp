@@ -114,11 +114,31 @@ class family {
   // not the product of default_sizes and configurations (a ray tracer runs brute force at a smaller
   // image than its BVH). Empty: that product.
   [[nodiscard]] virtual std::vector<problem_spec> default_cases(const variant_info&) const { return {}; }
-  // The configurations to run: the product of the chosen parameter values, defaults for the rest.
-  // Families without parameters return {""} and reject any choice.
-  [[nodiscard]] virtual std::vector<std::string> configurations(const variant_info& variant,
-                                                                const std::vector<parameter_choice>& chosen) const;
-  [[nodiscard]] virtual std::string_view parameter_help() const { return "none"; }
+  // The problem's parameters, declared once (a step's own settings are on its row: variant_info::settings).
+  [[nodiscard]] virtual std::span<const parameter> parameters() const { return {}; }
+  // Every setting the family's steps declare, those of steps this build leaves out included (a CPU-only
+  // build's gemm still parses tma=); empty: the rows' settings are all there is.
+  [[nodiscard]] virtual std::span<const parameter> settings() const { return {}; }
+  // What the suite runs of a parameter or setting the user did not choose: its default, unless the family
+  // sweeps it (a stencil's radii, a histogram's five inputs).
+  [[nodiscard]] virtual std::vector<std::string> suite_values(const variant_info& variant, const parameter& key,
+                                                              const std::vector<parameter_choice>& chosen) const;
+
+  // Generated from the descriptors (src/bench/parameters.cpp), the same for every family:
+  // The configurations to run for a variant: the product of the chosen values of its parameters and
+  // settings, the suite's values for the rest; a row names what parameter::named says. Throws
+  // usage_error for a key that neither the family nor any of its steps declares, or a value its
+  // descriptor does not allow.
+  [[nodiscard]] std::vector<std::string> configurations(const variant_info& variant,
+                                                        const std::vector<parameter_choice>& chosen) const;
+  // One line a parameter: "key=values (default d) help", then the steps' settings with the steps that
+  // take them; parameter_help() joins the lines with "; ".
+  [[nodiscard]] std::vector<std::string> parameter_lines() const;
+  [[nodiscard]] std::string parameter_help() const;
+  // Every key's default: the family's parameters and every row's settings (what a problem's maker reads).
+  [[nodiscard]] std::map<std::string, std::string> defaults() const;
+  // The descriptor of a key, among the parameters and every row's settings; nullptr when none declares it.
+  [[nodiscard]] const parameter* find_parameter(std::string_view key) const;
   // Why this variant cannot run this problem ("" if it can).
   [[nodiscard]] virtual std::string unsupported(const variant_info& variant, const problem_spec& problem) const = 0;
   [[nodiscard]] virtual work_amount work(const variant_info& variant, const problem_spec& problem) const = 0;
