@@ -6,7 +6,7 @@ masked (the first 10 hex digits of an md5). Two builds whose loop has the same d
 machine code in that loop, whatever else moved.
 
 Why: the slice loop of the SGEMM's steps 14-16 is one source, and ptxas schedules it differently
-with changes elsewhere in the kernel, ±1-3% of the whole product (docs/gemm.md, step 16 v2 and v3).
+with changes elsewhere in the kernel, ±1-3% of the whole product (docs/journal/gemm.md, step 16 v2 and v3).
 A build prints what it compiled, so a change that moves a measured schedule shows before a GPU run.
 
 usage: tools/sass_loops.py [--cuobjdump PATH] [--min-ffma N] OBJECT_OR_BINARY...

@@ -30,9 +30,9 @@ bool two_d(const problem& p, const operands&) { return p.dims == 2; }
 // clang-format off
 #if SWATH_WITH_CUDA
 constexpr rule device_rules[] = {
-  // 3D stars of radius 3-4: two output planes a step (docs/stencil.md, step 09).
+  // 3D stars of radius 3-4: two output planes a step (docs/journal/stencil.md, step 09).
   {"stencil/cuda/09_plane_pairs", 90, 999, tma_wide, cuda::plane_pairs, "3D stars r 3-4: the fastest measured"},
-  // 3D stars, radius 1-2: 0.93-0.98 of copy bandwidth on an H100 (docs/stencil.md, step 08).
+  // 3D stars, radius 1-2: 0.93-0.98 of copy bandwidth on an H100 (docs/journal/stencil.md, step 08).
   {"stencil/cuda/08_tma_planes", 90, 999, tma_star, cuda::tma_planes, "3D stars: 0.93-0.98 of copy bandwidth"},
   // Stars of any dimension, boundary, alignment and pitch: 16-byte copies ahead into shared memory.
   {"stencil/cuda/07_vector_planes", 0, 999, star, cuda::vector_planes, "stars the copy engine cannot take"},

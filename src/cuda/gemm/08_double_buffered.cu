@@ -1,26 +1,13 @@
-// CUDA step 8: double-buffered shared memory with the next slice's global loads in flight during the
-// math, and the block order from the schedule layer. Step 7 stalled twice per slice: on the global loads
-// (issued, then waited for, before any FMA of the slice) and on the second __syncthreads. Here the block
-// keeps two panels of each operand: while the FMAs of slice s read panel s % 2, the global loads of slice
-// s + 1 are already issued into registers; they are stored into the other panel after the math, and one
-// __syncthreads per slice separates the two (a panel is only rewritten one barrier after everyone read
-// it). The micro-tiles and warp tiles are step 7's.
-//
-// The block tile is a tile_policy (policy=, gemm.hpp): the kernel is compiled for each entry of
-// tile_policies; slices 16 deep halve the per-slice overhead (barrier, loads, the transposing store)
-// relative to 8.
-//
-// The block order: a 1D grid of tiles_x × tiles_y blocks; block b takes the tile that the problem's
-// order (row-major, Column or Zigzag bands of column_width columns: schedule/block_order.hpp) maps b to.
-// Blocks run roughly in index order, so the order decides which tiles of A and B are in L2 together.
-//
-// Prediction: the global load latency (~1 µs at 8192³ with DRAM behind it) leaves the critical path:
-// ~70-80% of the FP32 peak, 0.85-0.95x cuBLAS. Block order: at 8192³ a wave of 264 resident blocks in
-// row-major order spans 4 rows of tiles and all 64 columns: it streams all of B (256 MiB) from DRAM per
-// 4 tile rows, ~270 MB per ~1.3 ms of math = ~0.2 TB/s, 5% of the DRAM bandwidth. A column band (the
-// thesis's c = M / (u K): 60 MiB / (4 B · 8192) = 1920 columns, 15 tiles on an H200) cuts that several
-// times, but from 5% of the bandwidth: a difference under 2% is expected, visible only if L2 misses
-// lengthen the slices' load latency beyond what double buffering hides.
+// CUDA step 08: two shared-memory panels per operand, the next slice's global loads in flight during
+// the math, and the block order from the schedule layer.
+// - What changed from 07: step 07 stalled twice a slice (on its global loads, and on the second
+//   barrier). Here slice s + 1's loads are issued into registers while slice s's FMAs read the other
+//   panel, then stored after the math; one barrier a slice. Warp and micro-tiles are 07's.
+// - Settings (its row in src/gemm/registry.cpp): policy= the block tile, one of tile_policies (gemm.hpp,
+//   compiled for each); order= row|column|zigzag, which tile block b takes (schedule/block_order.hpp).
+// - Prediction: the ~1 µs load latency leaves the critical path: 70-80% of the FP32 peak, 0.85-0.95x
+//   cuBLAS; the block order moves under 2% (B streams at ~5% of the DRAM bandwidth in row order).
+// - Outcome and the policy sweep: docs/journal/gemm.md, step 08.
 #include "gemm_cuda.cuh"
 
 namespace swath::gemm::cuda {

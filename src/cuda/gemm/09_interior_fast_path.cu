@@ -1,24 +1,12 @@
-// CUDA step 9: a fast path for the blocks that need no bounds checks. In step 08 (128 × 128 × 16) every
-// slice costs each thread, besides its 1024 FMAs and 64 shared-memory reads: four general chunk loads
-// (corner, remaining rows and columns, chunk coordinates, four predicates each: ~40 integer
-// instructions), and a transposing store of A as 8 scalar stores (2-way bank conflicts) plus 2 vector
-// stores of B: ~60 instructions in all, a few % of the issue slots, and the scalar stores sit right
-// before the barrier.
-//
-// Here a block whose tile lies inside C, with both operands 16-byte aligned (ld a multiple of 4),
-// walks its full slices with a loader that has no predicates: warps 0-3 load the op(A) slice and warps
-// 4-7 the op(B) slice, four 128-bit loads a thread from one pointer advanced once per slice. An operand
-// stored deep-major (rows along K: B as stored, A transposed) is copied as it is, four 128-bit stores.
-// One stored wide-major (A as stored, B transposed) is read as a 4 × 4 block (4 rows, 4 depths) and
-// transposed in registers, so it too becomes four 128-bit stores instead of sixteen scalar ones. When
-// 16 does not divide K, the first slice is the partial one, loaded with predicates on depth only (a
-// partial slice at the end, outside the loop, made ptxas spill); every block on the ragged edge, or with
-// unaligned operands, takes step 08's general path (double_buffered_slices). Both kinds of block run in
-// one grid, so the edge blocks share the interior blocks' wave.
-//
-// Prediction: per slice and thread, ~50 fewer integer and store instructions of ~1170: ~4%; the
-// ragged shapes with unaligned leading dimensions (4095³, 8191 × 257 × 4099) unchanged; 1000 × 3000 ×
-// 700 (aligned) gains on its 7 × 23 interior tiles. About 0.86x cuBLAS at 4096³ and 8192³.
+// CUDA step 09: a fast path for the blocks that need no bounds checks.
+// - What changed from 08: a block whose tile lies inside C, with 16-byte aligned operands, walks its
+//   full slices with an unpredicated loader (four 128-bit loads a thread, one pointer advanced once a
+//   slice); a wide-major operand is transposed in registers into four 128-bit stores instead of sixteen
+//   scalar ones; a ragged K makes the first slice the partial one. Edge blocks and unaligned operands
+//   take 08's general path (double_buffered_slices), in the same grid.
+// - Prediction: ~50 fewer integer and store instructions of ~1170 a slice and thread, ~4%; the unaligned
+//   ragged shapes unchanged; about 0.86x cuBLAS at 4096³ and 8192³.
+// - Outcome: docs/journal/gemm.md, step 09.
 #include "gemm_cuda.cuh"
 
 namespace swath::gemm::cuda {

@@ -1,37 +1,13 @@
-// CUDA step 11: stream-K. Step 10's pipeline and tile, with the work shared out so that every SM
-// finishes at the same time.
-//
-// Step 10 launches one block per 256 × 128 tile, one block an SM. When the tiles are not a multiple of
-// the SMs the last wave runs part-empty: 1000 × 3000 × 700 and 8191 × 257 × 4099 have 96 tiles for
-// 132 SMs (one wave, 36 SMs idle throughout). Here the grid is one block per resident slot, and
-//  - the first tiles, in the problem's block order, are taken whole: block b takes tiles b, b + grid,
-//    ... for all but the last full round;
-//  - the rest, one round plus the remainder (or all the tiles when there are fewer than the grid),
-//    are cut along K: their slices form one sequence that is split evenly, each block taking a run of
-//    consecutive slices that may start and end inside a tile;
-//  - a block that covers part of a tile stores its partial sums in its slot (two a block: the part at
-//    the start of its run and the part at the end), then takes a ticket on the tile's counter; the
-//    last to arrive adds the parts in block order and writes C. Nobody waits on anybody, so any grid
-//    is correct, resident or not, and the order of the additions is fixed, so the result does not
-//    change from run to run.
-// A share shorter than 16 slices (128 of K) is not split: a part's store and reload (128 KiB each way)
-// would cost more than the balance gains. With blocks=auto, a problem whose waves of whole tiles are at
-// least 90% full (4096³, 4095³, 8192³: 512 or 2048 tiles, 97%) runs step 10's kernel: this kernel's
-// main loop measured 3-5% slower than step 10's at the same work. blocks=N (a problem parameter)
-// always runs this kernel, on N blocks.
-//
-// Two things in the code are there for the register allocator: the parts are stored float by float
-// (16-byte stores of the sums made the whole kernel 17% slower, main loop included, with the same
-// instructions in that loop) and added 8 groups of four at a time (16 took 255 registers and
-// reshuffled the main loop's allocation the same way).
-//
-// Prediction (before the first run, from step 10's H200 times): a share of S·T/G slices a block
-// instead of ceil(T/G) tiles of S, plus one part stored and reloaded per block. 1000 × 3000 × 700:
-// 64 slices a block instead of 88, ×0.73 → ~0.105 ms from 0.140 (≈ 1.0x cuBLAS); 8191 × 257 × 4099:
-// 373 instead of 513 → ~0.60 ms from 0.81 (≈ 0.93x); 4096³, 4095³ and 8192³: 3.88 and 15.52 waves
-// instead of 4 and 16, −3%. Outcome (H200, docs/gemm.md): 8191 × 257 × 4099 as predicted, 0.60 ms;
-// 1000 × 3000 × 700 0.123 ms, 20 µs short of the prediction; the large shapes 3% *slower* when split,
-// which is why they run step 10.
+// CUDA step 11: stream-K. Step 10's pipeline and tile on one block a resident slot, the last tiles'
+// K slices shared out evenly so that every SM finishes together.
+// - What changed from 10: the first full rounds of tiles are taken whole; the rest are cut along K into
+//   one sequence of slices, split evenly; a block covering part of a tile stores it in its slot and
+//   takes a ticket, the last to arrive adds the parts in block order (the same bits every run). Shares
+//   under 16 slices are not split; blocks=auto sends waves at least 90% full to step 10.
+// - Settings: blocks= the grid (auto: one block a resident slot).
+// - Prediction (H200): 1000 × 3000 × 700 0.140 → ~0.105 ms, 8191 × 257 × 4099 0.81 → ~0.60 ms, the
+//   large squares −3%. Outcome: 0.60 ms as predicted, 0.123 ms (20 µs short), the squares 3% slower
+//   when split, so they run step 10. The register-allocator notes and the story: docs/journal/gemm.md.
 #include <algorithm>
 
 #include "stream_k.cuh"

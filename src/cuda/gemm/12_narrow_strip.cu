@@ -1,31 +1,11 @@
 // CUDA step 12: the last few columns of C as a strip of their own.
-//
-// Steps 10-11 cover C with 256 × 128 tiles. When N leaves r = N mod 128 columns over, the last tile
-// column still does a whole tile's FMAs for r useful columns. 8191 × 257 × 4099 has 32 × 3 tiles, and
-// the third column's 32 tiles compute one column of their 128: a third of all the FMAs step 11 runs
-// there are thrown away. Here, when 1 ≤ r ≤ 8:
-//  - the first N − r columns are step 11's problem (same storage, n = N − r: 64 tiles there, all of
-//    them useful);
-//  - the last r are C[:, N−r..N) = alpha · op(A) · op(B)[:, N−r..N) + beta · C[:, N−r..N), computed by a
-//    strip kernel that reads op(A) once and does r FMAs per element it reads. It is bound by reading A:
-//    M·K·4 bytes (134 MB at 8191 × 4099) at the device's read bandwidth.
-// A block takes 32 rows of the strip and walks K in chunks of 256, op(B)'s chunk (256 × r) staged in
-// shared memory (double-buffered, one barrier a chunk) and op(A) read straight into registers, one chunk
-// ahead, 32 loads of 4 bytes a thread in flight:
-//  - A stored with rows along K (op none): a warp takes 4 rows, its lanes 32 consecutive depths of
-//    each (128-byte loads), and a butterfly of shuffles adds the lanes' sums at the end;
-//  - A stored with rows along M (op transpose): a lane takes one row, the warp 32 consecutive rows of a
-//    depth (128-byte loads), the 8 warps every eighth depth; their sums are added through shared memory,
-//    warp by warp.
-// Every addition runs in a fixed order, so the strip, like step 11, gives the same bits every run.
-// With strip=auto the strip needs at least one block per SM (M ≥ 32 · SMs): with fewer rows, A would be
-// read by too few SMs to reach the read bandwidth, and step 11 alone, which cuts K, is faster.
-// strip=on takes it whenever 1 ≤ r ≤ 8 (the tests use it at small M), strip=off never.
-//
-// Prediction (before the first run, from step 11's H200 gate: 8191 × 257 × 4099 in 0.590 ms, cuBLAS
-// 0.553): step 11 on 64 tiles instead of 96 does 2/3 of the slices, ≈ 0.40 ms; the strip reads 134 MB,
-// ≈ 0.035 ms at ~3.8 TB/s; ≈ 0.44 ms in all, ≈ 1.25x cuBLAS. No other target size has 1 ≤ r ≤ 8
-// (4096, 8192: r = 0; 4095: 127; 3000: 56), so they run step 11 (and through it step 10) unchanged.
+// - What changed from 11: when r = N mod 128 is 1-8, the first N − r columns are step 11's problem and
+//   the last r a strip kernel that reads op(A) once (bound by A's M·K·4 bytes at the read bandwidth):
+//   32 rows a block, K in chunks of 256, op(B)'s chunk in shared memory, fixed-order sums (the same
+//   bits every run). 8191 × 257 × 4099 wasted a third of step 11's FMAs on its last tile column.
+// - Settings: strip=auto (at least one strip block an SM, M ≥ 32 · SMs) | on | off.
+// - Prediction (H200): 8191 × 257 × 4099 0.590 → ≈ 0.44 ms (≈ 1.25x cuBLAS); the other target sizes
+//   (r = 0, 127, 56) unchanged. Outcome: docs/journal/gemm.md, step 12.
 #include "../core/kernel_setup.cuh"
 #include "gemm_cuda.cuh"
 

@@ -1,44 +1,16 @@
-// CUDA step 14: the copy engine (TMA) fills the stages; no block barrier, no copy instructions.
-//
-// Step 10 and cuBLAS's kernel (same tile, same micro-tile, three cp.async stages) execute the same
-// number of instructions at 4096³, 2.42e9 warp instructions, of which the FMAs are 2.147e9 (88.7%)
-// and the fragment reads (6 LDS.128 for 128 FMAs) 0.10e9 (4.2%). The other 7% is the pipeline: a
-// thread's copies of a slice (8 transposing LDGSTS of A and one of B, each padded by ptxas to 4 issue
-// slots, and their addresses), the commit and wait, and one block barrier a slice, whose stalls are
-// 0.12 per issued instruction (docs/gemm.md, step 10). Here:
-//  - the copy engine brings each operand's slice into a stage as one 2D box, asked for by one thread
-//    (thread 0), completing the stage's "full" mbarrier with the byte count. Boxes that hang over the
-//    matrix's edge arrive with zeros, so ragged M, N and K cost nothing in the loop and no slice is
-//    partial;
-//  - every thread arrives on the stage's "empty" mbarrier once it has read its last fragments there,
-//    and thread 0 refills a stage once all 256 have. Whether the next stage has landed, and (thread
-//    0) whether a stage is free, are asked without waiting at the slice's second depth, so the checks'
-//    latency hides behind the FMAs; a thread blocks only when the answer was no;
-//  - a box lands as it is stored: rows along the wide dimension (M for op(A), N for op(B)). An operand
-//    stored the other way (A as stored, B transposed), or with rows that are not a whole number of 16
-//    bytes apart (the copy engine's stride rule), is first rewritten that way by a transposing copy
-//    kernel into a workspace, and that pass is part of the timed run. It moves the operand twice
-//    through DRAM: for op(A) at 4096³, 2 · 64 MiB at ~3 TB/s, ~45 µs, 1.6% of the 2.8 ms product;
-//  - the tile, the lanes' 8 × 16 micro-tile, the FMA order, the cross-slice fragment reads and the
-//    epilogue are step 10's. Slices are 32 deep, three stages of 48 KiB, the loop unrolled over a
-//    whole slice.
-//
-// Prediction (before the first run, for 8-deep slices in 6 stages): the loop loses its ~0.17e9 copy
-// and pipeline instructions (to ~2.27e9, FMAs 94.6%), and its barrier stalls. At step 10's issue rate
-// that alone is ≈ 6% faster in the loop: ≈ 1.0x cuBLAS at 4096³ op=nn after the 1.6% pass (1.02x with
-// op=tn, which needs none), ≈ 1.01x at 8192³ (the pass 0.8%).
-// Outcome (H100, docs/gemm.md has every version): that first version was 1-4% *slower* than step 10.
-// It saved only 2.4% of the instructions (2.338e9 against 2.395e9 at 4096³ op=tn), and the blocking
-// wait on the next stage, right before its first reads, cost more than the barrier had (long
-// scoreboard 0.18 per issued instruction against the barrier's 0.09). Asking early and 32-deep
-// slices (half the checks a slice of 16, a quarter of 8's) gave 2.287e9 instructions and the 8192³
-// product in 4.4% less time than step 10: 0.995x cuBLAS (op=nn), 0.97x (op=tn); 4096³ 0.95x and 0.97x.
-// An 8-deep loop body over the 32-deep slice, to stop its instruction-cache misses (0.20 stalls per
-// issued instruction), ran 1-3.5% slower. On the H200, 8192³ runs at 1.005x cuBLAS.
-//
-// tma=auto runs this kernel where its 256 × 128 tiles fill at least 90% of two or more waves and the
-// rewrite costs at most ~4% of the product (copy_engine_pays, below), and step 13 everywhere else;
-// tma=on runs it at any size (the tests use it), tma=off never.
+// CUDA step 14: the copy engine (TMA) fills the stages: no block barrier, no copy instructions.
+// - What changed from 10/13: one thread asks for each operand's slice as one 2D box completing the
+//   stage's "full" mbarrier (boxes past the edge arrive as zeros); threads arrive on "empty" after their
+//   last read, and the checks are asked early so their latency hides behind the FMAs. Operands the copy
+//   engine cannot read as stored are first rewritten into a workspace (part of the timed run: ~1.6% of
+//   4096³). 32-deep slices, three stages; tile, micro-tile and epilogue are step 10's.
+// - Settings: tma=auto (≥ 2 waves ≥ 90% full and a cheap rewrite, copy_engine_pays) | on | off;
+//   otherwise step 13.
+// - Prediction: the loop loses ~0.17e9 of 2.42e9 instructions and its barrier stalls: ≈ 1.0x cuBLAS at
+//   4096³ and ≈ 1.01x at 8192³.
+// - Outcome (H100): the first version was 1-4% slower (the blocking wait cost more than the barrier);
+//   asking early with 32-deep slices: 8192³ 0.995x cuBLAS (H200 1.005x), 4096³ 0.95x. Every version:
+//   docs/journal/gemm.md, step 14.
 #include <algorithm>
 #include <string>
 
@@ -207,7 +179,7 @@ CUtensorMap slices_of(const deep_major& x, std::int64_t wide, std::int64_t deep,
   return map;
 }
 
-// tma=auto's rule, from the H100's figures (docs/gemm.md, step 14): the kernel pays where
+// tma=auto's rule, from the H100's figures (docs/journal/gemm.md, step 14): the kernel pays where
 //  - its 256 × 128 tiles fill at least 90% of the SMs' waves, and at least two waves: at 2048³ (one
 //    wave of 128 tiles, 64 slices each) it ran 5-10% behind step 13 in every op;
 //  - the rewrite is at most ~4% of the product. It moves 8 bytes an element of each rewritten operand,
@@ -231,7 +203,7 @@ bool copy_engine_chosen(const problem& p, const operands& x, const launch_contex
 void copy_engine(const problem& p, const operands& x, const launch_context& launch_on) {
   if (copy_engine_chosen(p, x, launch_on)) {
     // 32-deep slices in 3 stages of 48 KiB: the fastest of the eleven shapes timed (8-48 deep, 3-8
-    // stages; docs/gemm.md, step 14).
+    // stages; docs/journal/gemm.md, step 14).
     launch<32, 3>(p, x, stream_of(launch_on));
   } else {
     wave_fitted_tiles(p, x, launch_on);

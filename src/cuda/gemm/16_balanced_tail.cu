@@ -1,83 +1,17 @@
 // CUDA step 16: the last wave balanced. Step 15's kernel for the full waves of whole tiles, then the
-// tiles left over cut along K and shared over the SMs (stream-K), on the same kernel.
-//
-// Step 15 runs one block a 256 × 128 tile, one block an SM. 4096³ has 512 tiles for 132 SMs: three
-// full waves and a fourth of 116 tiles, in which 16 SMs idle; 8192³ has 2048, fifteen full waves and a
-// sixteenth of 68. Both leave 3.0% of the SMs' time idle (512 / (4 · 132) = 2048 / (16 · 132) = 0.970).
-// Here the full waves run as in step 15 (one launch, one block a tile), and the R tiles of the last
-// wave go to a second launch of one block an SM: their slices form one sequence, split evenly, each
-// block taking a run of R · S / 132 consecutive slices (4096³: 116 · 256 / 132 ≈ 225, a tile is 256),
-// which may start inside one tile and go on into the next. The producer fills the stages along the
-// run across the tile boundary, and the compute warps read on without draining: at the boundary they
-// leave their sums for the first tile and go on with the next tile's slices. The parts are step 11's:
-// each block stores a part in its slot, takes a ticket on the tile's counter, and the last block to
-// arrive adds the parts in block order (the same bits on every run) and writes C.
-//
-// A stream-K tail tried on step 14's kernel ran its tail 1.4x slower a slice than whole tiles
-// (docs/gemm.md, "What is next"). Two things differ here: the tail's loop is step 15's with no tile
-// switch inside it (the switch is between two calls of the slice loop), and 8 stages of 16-deep
-// slices ask for the next slices 128 depths ahead, ~20 µs of FMAs, where a block's runs start at
-// unrelated depths and their boxes come from DRAM: at 132 · 24 KiB a slice every ~2.5 µs, ~1.3 TB/s,
-// under half of an H100's.
-//
-// Prediction (before the first run; step 15's H200 gate at be771fd99b8a, 2.594 ms at 4096³ of which
-// ~40 µs the rewrite of op(A), so ~638 µs a wave; 20.29 ms at 8192³, ~1.26 ms a wave): the tail takes
-// 0.879 of a wave at 4096³ (225 slices of 256) and 0.515 at 8192³ (68 · 512 / 132 = 264 of 512), plus
-// the parts (each block stores one or two of 128 KiB and the last block at a tile reloads one or two:
-// ~5 µs) and a second launch (~5 µs). 4096³ 2.594 → ~2.53 ms (1.030x → ~1.055x cuBLAS), 8192³ 20.29 →
-// ~19.69 (1.056x → ~1.09x), if the tail's slices run at the full waves' rate; 10% slower a slice gives
-// back ~55 µs at 4096³ (~1.035x).
-//
-// Outcome (H200, step 15 and cuBLAS in the same call; docs/gemm.md, step 16): 8192³ 20.30 → 20.16 ms
-// (1.060x → 1.067x cuBLAS), 4096³ 2.594 → 2.591 (1.035x), far short of the prediction. Nsight Compute
-// has the tail at 95% of the whole tiles' issue rate (2.62 cycles per issued instruction against
-// 2.49; at 8192³ 702 µs for 0.515 of a wave of 1.284 ms), so the tail is not what fell short. What
-// the prediction missed: step 15's part-full last wave is not a whole wave lost. Its SMs finish their tiles
-// at different times (active 97.2-100% of the whole tiles' kernel), the block scheduler hands the last
-// tiles to the SMs that free first, and step 15's last 68 tiles at 8192³ took ~0.85 ms, not a wave's
-// 1.28; at 4096³ its last 116 took ~0.94 of a wave. An even split of the tail wins only what is left.
-//
-// v2, the shares weighted (shares=weighted, the default; shares=even is v1). Each block's start time
-// (globaltimer) stamped on the whole tiles of an H200 (docs/gemm.md, step 16) corrected v1's reading:
-// step 15's last wave is a whole tile's time (~630 µs at 4096³) on 116 SMs while 16 idle, and a perfect
-// split would end 3.8% sooner. v1's tail misses it twice. It starts once the slowest SM's last whole
-// tile ends, and a few SMs take 2.3% longer a tile in every wave (6 on one H200, ids 42-47; 8 on
-// another, 34-35, 38-39, 44-47): after three tiles they end ~44 µs after the median SM, after fifteen
-// (8192³) ~430 µs. And its even shares end those same SMs last again. Now:
-//  - the whole tiles' blocks stamp their SM and start (producer_warp.cuh, start_record) and let the
-//    tail launch as soon as all have started (programmatic dependent launch), so a tail block starts
-//    on each SM as it frees, 1-2 µs after its last whole tile;
-//  - every tail block reads the stamps and makes the same plan (plan_weighted_shares): SM i frees at
-//    f_i = its last start + its tile time (from its earlier starts), runs a slice in sigma_i = its tile
-//    time / S, and takes (E - f_i) / sigma_i slices, E chosen so that they add up to the tail's. Shares
-//    go to the SMs in the order of their ids; a block takes its own SM's. The parts of a tile now meet
-//    at K points that depend on the timing: the last bits of C move from run to run (shares=even keeps
-//    them).
-// Prediction (before its first run, from the stamps at 4096³: fast SMs' tails end ~2503 µs into the
-// product, the slow ones' ~2550): 4096³ ~45 µs sooner (2.59 → ~2.55 ms, ~1.05x cuBLAS), 8192³ ~0.4 ms
-// sooner (20.17 → ~19.8 ms). Outcome (H200; docs/gemm.md): 8192³ 20.17 → 19.78 ms (1.084x cuBLAS), 4096³
-// only 2.590 → 2.579 (1.037x). The tail's own slices run ~9% slower than the whole tiles' (2.69 µs a
-// slice against 2.47): ~4.5% the tail kernel's machine code (the same kernel given whole tiles ran 4.5%
-// slower than step 15's), the rest its split and parts. Its loop's schedule from ptxas moves by ±3% of
-// the product at 4096³ with unrelated changes to this file: of six compilations, this one was fastest.
-//
-// v3, the tail on the whole tiles' machine code. v2's tail was a kernel of its own whose runs crossed
-// from one tile into the next inside its slice loop; ptxas scheduled that loop differently from step
-// 15's (2193 instructions against 2185), and the tail's slices ran 9% slower than the whole tiles'.
-// Now whole tiles and tail run on one kernel, step 15's (producer_warp.cuh) with this step's policy
-// (tail_pieces): a share that crosses a tile is cut there into two pieces, each a block of its own,
-// and a block takes its SM's pieces (claim_piece) or, if they are taken, any piece nobody holds. The
-// tail's grid has a block for every piece there can be (shares + tiles - 1); blocks that find none
-// left end at once. One instantiation for both launches, so one machine code: not step 15's schedule
-// of the same loop (ptxas moved it with every way of calling the policy that was tried), but one
-// that the trial of four such schedules found fastest (docs/gemm.md, step 16 v3). The whole tiles also
-// start as the programmatic dependent of the rewrite of op(A) or op(B), waiting for it at entry.
-// Prediction (before its first run; H200, v2 at 2.579 ms at 4096³ and 19.78 at 8192³): the tail's
-// slices at the whole tiles' 2.47 µs instead of 2.69 give back up to ~50 µs at 4096³ (225 slices a
-// share), at least the machine code's half, ~25 µs; a second block on most SMs costs ~3-5 µs (its
-// start, the published plan read, the first boxes' latency). 4096³ ~2.535-2.555 ms (1.046-1.055x
-// cuBLAS), 8192³ ~19.73-19.76. Outcome (H200, trial, before the dependent launch): 4096³ 2.545 ms
-// (1.050x), 8192³ 19.63 (1.092x); the other three schedules 2.545-2.571 and 19.71-19.83.
+// tiles left over cut along K and shared over the SMs (stream-K), on the same kernel and machine code.
+// - What changed from 15: 4096³ has 3 full waves of 256 × 128 tiles and a fourth of 116 for 132 SMs.
+//   The whole tiles stamp each SM's start (producer_warp.cuh, start_record) and let the tail launch as
+//   its programmatic dependent; every tail block makes the same plan from the stamps
+//   (plan_weighted_shares): SM i frees at f_i and runs a slice in sigma_i, so it takes (E − f_i) / sigma_i
+//   slices. Shares that cross a tile are cut into pieces (tail_pieces, claim_piece); parts meet as in
+//   step 11.
+// - Settings: shares=weighted (fastest; where parts meet moves with the timing, and the last bits of C
+//   with it) | even (the same bits every run: what swath::sgemm uses); blocks= the tail's grid; tma=.
+// - Predictions and outcomes (H200): v1 even shares 1.035x / 1.067x cuBLAS at 4096³ / 8192³ (predicted
+//   ~1.055x / ~1.09x: step 15's last wave was not a whole wave lost); v2 weighted shares 1.037x / 1.084x;
+//   v3 one kernel for tiles and tail 1.050x / 1.092x. H100 gates: 1.041x / 1.082x.
+// - The three versions, their stamps and the schedules tried: docs/journal/gemm.md, step 16.
 #include <algorithm>
 
 #include "producer_warp.cuh"

@@ -258,7 +258,7 @@ __device__ __forceinline__ void accumulate_slices(const operand_view& a, const o
       }
       read_fragments(reading, (kk + 1) % BlockK, a_values[(kk + 1) % 2], b_values[(kk + 1) % 2]);
       // Rows inner: one B value feeds 8 FMAs in a row. The other order (B inner) was 1.7% slower at
-      // 4096³ and 8192³, and five blocked and serpentine orders 0.6-4% slower (docs/gemm.md, step
+      // 4096³ and 8192³, and five blocked and serpentine orders 0.6-4% slower (docs/journal/gemm.md, step
       // 10's FMA orders): the order steers ptxas's scheduling and register allocation.
       SWATH_UNROLL
       for (int q = 0; q < ThreadN; ++q) {

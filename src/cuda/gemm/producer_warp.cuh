@@ -128,7 +128,7 @@ __global__ void __launch_bounds__(producer_warp_threads, 1)
     // A piece short of its tile leaves its sums where the policy says (part_target), through the same
     // stores as C's, and the policy settles the tile. Both take what they need from the policy's shared
     // memory: other stores here, or values held in registers across the loop for them, moved ptxas's
-    // schedule of the loop (docs/gemm.md, step 16 v3).
+    // schedule of the loop (docs/journal/gemm.md, step 16 v3).
     const bool whole = piece.count == slices;
     problem target = p;
     float* out = c;

@@ -80,7 +80,7 @@ __device__ __forceinline__ void store_part(const Plan& plan, std::int64_t tile, 
 // local memory: the problem and the plan are copied into registers first. Read through the references,
 // every one of C's 32 four-wide stores reloaded m, n, ldc, alpha and beta from local memory, one
 // dependent load after another, and the kernel ran 4-5 µs longer at 1000 × 3000 × 700 and
-// 1024 × 3072 × 176 (H200, docs/gemm.md).
+// 1024 × 3072 × 176 (H200, docs/journal/gemm.md).
 // Parts are laid out as store_part leaves them (PartRow 0), or (step 16) as tiles of rows PartRow long
 // in which each thread's sums sit where they sit in C's tile, left by C's own stores.
 template <int Threads, int ThreadN, bool AllThreads = true, class Plan = stream_k_plan, int PartRow = 0>

@@ -9,7 +9,7 @@
 // cut is in L1 traffic, which was not the limit; (2) 58% of the threads idle through the compute,
 // and T³ / (T - 2)³ = 2.37 input loads are issued per output (halo points are loaded by up to 8
 // blocks); (3) 512-thread blocks with a barrier between load and compute leave nothing to overlap
-// the load latency within a block. docs/stencil.md has the measured figures.
+// the load latency within a block. docs/journal/stencil.md has the measured figures.
 #include "stencil_cuda.cuh"
 
 namespace swath::stencil::cuda {

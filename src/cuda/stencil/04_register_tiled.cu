@@ -5,7 +5,7 @@
 // plane rotation is two register moves and one shared store instead of two shared copies.
 //
 // Loads per output are as in step 03 (1.21); the gain expected is in shared traffic and occupancy,
-// not in DRAM bytes, so little time should move on a memory-bound grid: docs/stencil.md compares.
+// not in DRAM bytes, so little time should move on a memory-bound grid: docs/journal/stencil.md compares.
 #include "stencil_cuda.cuh"
 
 namespace swath::stencil::cuda {

@@ -1,25 +1,13 @@
-// Step 06: whole planes copied into shared memory asynchronously, `ahead` planes before they are
-// needed. Generic as step 05: any radius 1-4, star or box, 2D or 3D, float or double.
-//
-// Step 05 prefetched each thread's own column but loaded the halo (2r of every 32-point row, 2r rows
-// of every 8-row block) in the plane it was needed, then stored it to shared memory and waited at
-// the barrier: every plane step paid one full memory latency (~1.5 µs under load, measured: 684
-// plane steps in 1.08 ms at 512³), so the kernel ran at a quarter of the copy bandwidth whatever
-// else it did. Here every element of a plane, own point and halo alike, goes to shared memory by
-// cp.async (4 or 8 bytes, Ampere's LDGSTS: no register round trip), issued `ahead` planes early and
-// waited for with cp.async.wait_group, so `ahead` planes of loads are in flight per block:
-// 6 × 1 KiB in float, ~24-40 KiB per SM with 4-7 resident blocks, the ~25 KiB Little's law asks.
-//
-// Shared-memory traffic per point (the other limit, 128 B per clock per SM): a star reads its
-// 4r x and y taps from shared memory and its own value once (its z taps come from a register queue
-// of its own column, as in 05), plus ~1.3 words written by the copies: 6.3 words at r = 1 and 18.3
-// at r = 4, against the 16.8 words per point that 0.95 × 4.26 TB/s at 1.98 GHz on 132 SMs allows in
-// float. So radius 4 should stop near 0.85 of the copy bandwidth on shared-memory bandwidth, and
-// radius 1 and 2 should reach the DRAM limit. Boxes read every tap from shared memory and are
-// bound by it (and by the FMA rate at radius 4 in 3D: 729 taps per point).
-//
-// Boundaries: reads outside the grid copy from the clamped or wrapped source, so every boundary but
-// `constant` is still one asynchronous copy; `constant` stores the value directly.
+// Step 06: whole planes copied into shared memory by cp.async, `ahead` planes before they are needed.
+// Generic as step 05: any radius 1-4, star or box, 2D or 3D, float or double, every boundary.
+// - What changed from 05: 05 loaded its halo in the plane it needed it and paid one memory latency a
+//   plane (~1.5 µs under load: a quarter of the copy bandwidth). Here every element of a plane goes to
+//   shared memory by cp.async, `ahead` planes early (~25 KiB in flight an SM, what Little's law asks).
+// - Prediction: radius 1-2 reach the DRAM limit; radius 4 stops near 0.85 of the copy bandwidth on
+//   shared-memory bandwidth (18.3 words a point against 16.8 allowed); boxes are bound by shared memory
+//   (and the FMA rate at radius 4 in 3D).
+// - Outcome: issue-bound at half the DRAM bandwidth in float (89% of issue slots busy), which step 07
+//   answers. docs/journal/stencil.md, step 06.
 
 #include "stencil_cuda.cuh"
 
@@ -35,7 +23,7 @@ struct config {
   // the DRAM bandwidth in float). Two adjacent rows per thread (sharing their y taps' loads and the
   // fixed cost of a plane step) halved the issue load but, at 64 registers and 4 blocks per SM,
   // left it latency-bound and slower: 0.645 against 0.509 ms for float radius 1 at 512^3 on an
-  // H200 (docs/stencil.md). The code keeps the parameter; one row is the measured better choice.
+  // H200 (docs/journal/stencil.md). The code keeps the parameter; one row is the measured better choice.
   static constexpr int rows = 1;
   static constexpr int ahead = sizeof(T) == 4 ? 6 : 4;  // planes in flight beyond the newest one read
   static constexpr int below = S == shape::box ? R : 0;  // planes under the centre kept for the box's taps

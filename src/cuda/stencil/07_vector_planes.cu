@@ -1,33 +1,13 @@
-// Step 07: step 06's asynchronous plane ring, 16 bytes per thread. Star stencils, any radius 1-4,
-// 2D or 3D, float or double, every boundary (boxes stay with step 06).
-//
-// Step 06 is issue-bound: ncu finds 89% of the issue slots busy at half the DRAM bandwidth in float,
-// about 110 warp instructions per 32 points (a 4-byte cp.async per element with its address
-// arithmetic, a ring slot computed per tap, a scalar shared load per tap) against a budget of 66 at
-// 0.95x the copy bandwidth (132 SMs x 4 issue slots x 1.98 GHz / 503 Gpoints/s). Here each thread
-// owns one 16-byte vector of a row (4 floats or 2 doubles), and everything per point is divided by
-// that width:
-//  - the copy is one 16-byte cp.async per tile row piece (it bypasses L1: .cg), the halo columns
-//    one element per thread for the 2r·rows threads that have one;
-//  - taps come from shared memory as 16-byte loads at the thread's own offset (y and z neighbours)
-//    and one window of the centre row (x neighbours: the vector and r elements each side, read as
-//    4, 8 or 16-byte loads, aligned because the halo columns are padded to a whole vector);
-// Expected count per thread and plane at radius 1 in float (4 points): ~1.3 copies, 7 shared loads,
-// 28 FMAs, one 16-byte store, ~15 for addresses, the loop and the barrier: ~55, about 14 warp
-// instructions per 32 points, a fifth of the budget. The kernel should then be bound by DRAM.
-//
-// Shared-memory bandwidth (128 B per clock per SM) is the next limit. A warp's 16-byte load at a
-// 16-byte stride is 4 wavefronts, and so is its 4- or 8-byte load at that stride (4-way bank
-// conflicts), so every shared load instruction costs 4 wavefronts per 128 points; at 0.95x the copy
-// bandwidth in float the budget is ~17 such loads per thread and plane. Radius 1 needs 7, radius 2
-// needs 11; radius 4 would need 19 with its z taps from shared memory, so from radius 3 on the z
-// taps come from a register queue of the thread's own vector (one load per plane, 11 in all).
-//
-// Alignment: the 16-byte copies and stores need every row start 16-byte aligned (row and plane
-// strides multiples of 4 floats or 2 doubles). Other widths copy in 8 or 4-byte pieces (`unit`),
-// and a block whose rows pass the grid's last column resolves each element (the ragged edge).
-// Boundaries: a tile row outside the grid in y or z is copied from its clamped or wrapped row, still
-// in vectors; `constant` fills it. Only the halo columns and the ragged edge resolve per element.
+// Step 07: step 06's asynchronous plane ring, 16 bytes a thread. Star stencils, radius 1-4, 2D or 3D,
+// float or double, every boundary (boxes stay with step 06).
+// - What changed from 06: each thread owns one 16-byte vector of a row: one cp.async.cg a tile row piece,
+//   y and z taps as 16-byte shared loads, the x taps from one window of the centre row; from radius 3
+//   the z taps come from a register queue (shared-memory bandwidth: ~17 loads a thread and plane fit at
+//   0.95x the copy bandwidth). Widths not a multiple of 4 floats copy in 8- or 4-byte units.
+// - Prediction: ~14 warp instructions per 32 points at radius 1 (06: ~110, budget 66): bound by DRAM.
+// - Outcome (H200): 0.63x of the copy bandwidth at radius 1 in float: per-plane fixed costs (cp.async
+//   issue, wait_group and a block barrier every plane) are the limit, which step 08 removes.
+//   docs/journal/stencil.md, step 07.
 
 
 #include "stencil_cuda.cuh"

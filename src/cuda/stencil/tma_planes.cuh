@@ -105,7 +105,7 @@ struct config {
   // 128 + 2·4 floats 84.2% of the copy bandwidth, 128 + 2·32 floats 90.5%, no halo 92.3%). So the pad
   // is a whole line (32 floats, 16 doubles) wherever the ring still has a step in flight and LinePad
   // allows it; at radius 4 it does not, and half a line (which fits) measured no better there. Step 09
-  // measured a deeper ring worth more than aligned rows except at radius 3 in float (docs/stencil.md).
+  // measured a deeper ring worth more than aligned rows except at radius 3 in float (docs/journal/stencil.md).
   // Otherwise each pad is the x window's side rounded up to a sector (32 bytes), so that rows start
   // and end on a sector: 8 floats or 4 doubles at radius 4, where a vector (4 floats) started them
   // mid-sector (09 at radius 4 in float, 512^3 on an H200: 0.334 -> 0.309 ms). The right one holds a
@@ -155,7 +155,7 @@ struct row_parity {
 // is known when compiled (row_parity::code), for kernels whose every step starts on an even plane
 // (Planes even, chunks of even length). Each plane's rows then sit at a fixed offset from its slot, an
 // immediate in the loads. Read at run time, the offsets cost 09 at radius 4 in float 7.6% more
-// instructions split than not (ncu, H100, 508 against 504 wide); known, 2.0% (docs/stencil.md, "Split
+// instructions split than not (ncu, H100, 508 against 504 wide); known, 2.0% (docs/journal/stencil.md, "Split
 // rows"). Float only: in double at radius 3 two of the four kernels spilled 8 bytes.
 //
 // AlignedStores (split rows, one plane a step: step 08): a row that starts mid-sector is computed and
@@ -166,7 +166,7 @@ struct row_parity {
 // y taps between a warp's own rows, which then sit a vector apart, come from shared memory rather than
 // from the windows. The tile columns then cover x = -V ... ncols·width - V - 1, so the host takes this
 // kernel only where the last column has a vector to spare (every dense split grid has). Predicted from
-// a diagnostic build that only moved the stores (docs/stencil.md): 08 at radius 1 in float at
+// a diagnostic build that only moved the stores (docs/journal/stencil.md): 08 at radius 1 in float at
 // 508 x 509 x 511 on an H100, 93.75% -> ~94.4% of the copy bandwidth. Measured, alternately with the
 // unshifted kernel: 93.85% -> 94.5%, radius 2 90.4% -> 90.65%, double (rows on sectors) and 512^3 unchanged.
 template <class T, int R, int Rows, int Planes, int Blocks, bool LinePad, bool SplitRows, bool PartialVectors, int Parity = -1,
@@ -395,7 +395,7 @@ __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, Sp
           // (clamp, found by a select over the window: a run-time index would put the window in local
           // memory) or the constant. Every lane at either x face runs it, every step: at radius 4 in
           // float 09 runs 6-25% slower at 510 x 509 x 511 than at 508 (H100, H200), and two cheaper-looking
-          // versions ran slower still (docs/stencil.md, "Pitched grids").
+          // versions ran slower still (docs/journal/stencil.md, "Pitched grids").
 #pragma unroll
           for (int p = 0; p < P; ++p) {
 #pragma unroll
@@ -555,7 +555,7 @@ using swath::cuda::tensor_map_encoder;
 // for at another time. Our reading (not profiled): without promotion the L2 fills only the sectors
 // asked for, and the rest of the line comes from DRAM later in a second, smaller request; with it, the
 // second box finds the line whole. Measured alternately against no promotion (H100 and H200;
-// docs/stencil.md, "L2 promotion"): on the H100 08 at radius 1 in float at 508 x 509 x 511 94.4% ->
+// docs/journal/stencil.md, "L2 promotion"): on the H100 08 at radius 1 in float at 508 x 509 x 511 94.4% ->
 // 95.3% of the copy bandwidth, and +0.3 to +2.3 points on every grid whose rows miss the lines, every
 // radius and type of 08 and 09; at 512^3 the boxes whose rows start on lines moved under 0.15 points and
 // the sector-padded ones (09, 08 at radius 4) gained 0.5-1.4. The H200 gained up to 1.5 points and lost
@@ -676,7 +676,7 @@ void run(const problem& p, const operands& x, const launch_context& launch, int 
   // 504 x 509 x 511 and 1000 x 700 x 300, both types. At radius 1-2 the same switch won only where the
   // planes are 504 or 508 floats wide; it lost in double at every width, by up to 3.4 points, and lost or
   // tied in float at every other width from 252 to 1020. So there the line pad stays wherever the ring
-  // fits (docs/stencil.md, "The pad off lines").
+  // fits (docs/journal/stencil.md, "The pad off lines").
   if constexpr (R == 3 && config<T, R, Rows, Planes, Blocks, LinePad, false>::line_padded) {
     const bool rows_on_lines = f.sy * static_cast<std::int64_t>(sizeof(T)) % 128 == 0 && reinterpret_cast<std::uintptr_t>(x.in) % 128 == 0;
     if (!rows_on_lines) return launch_planes<T, R, Rows, Planes, Blocks, false, false>(f, p, x, launch, planes_per_chunk);
