@@ -98,7 +98,8 @@ TEST_P(Stencil3dOpenmp, MatchesTheReference) {
   check_every_configuration(find_variant("stencil/cpu/09_openmp_3d"), sizes_3d, {GetParam()});
 }
 
-INSTANTIATE_TEST_SUITE_P(Radius, Stencil3dOpenmp, ::testing::Values("1", "2", "4"));
+INSTANTIATE_TEST_SUITE_P(Radius, Stencil3dOpenmp, ::testing::Values("1", "2", "4"),
+                         [](const ::testing::TestParamInfo<const char*>& info) { return std::string("r") + info.param; });
 
 class GpuStencilVariant : public ::testing::TestWithParam<std::string> {};
 
