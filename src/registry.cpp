@@ -1,5 +1,7 @@
 #include "swath/registry.hpp"
 
+#include <charconv>
+
 #include "swath/core/error.hpp"
 
 namespace swath {
@@ -17,6 +19,13 @@ std::string_view to_string(ceiling_kind kind) {
     case ceiling_kind::none: return "none";
   }
   return "?";
+}
+
+std::int64_t whole_setting(std::string_view key, std::string_view value) {
+  std::int64_t number = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
+  if (error == std::errc() && end == value.data() + value.size() && number >= 1) return number;
+  throw usage_error(std::string(key) + "=" + std::string(value) + ": expected a whole number >= 1");
 }
 
 namespace detail {

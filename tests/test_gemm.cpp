@@ -14,6 +14,7 @@
 #include "swath/core/error.hpp"
 #include "swath/core/random.hpp"
 #include "swath/lab/gemm.hpp"
+#include "../src/gemm/policies.hpp"
 #include "swath/schedule/cache_model.hpp"
 #include "test_support.hpp"
 
@@ -22,6 +23,10 @@ namespace {
 
 bench::check_result check_once(const variant& v, const problem& p) {
   return testing::check_once(make_trial(v, p, testing::fresh_options()));
+}
+// A problem and the settings its configuration chose for the step, as the runner makes them.
+bench::check_result check_once(const variant& v, const bench::problem_spec& spec) {
+  return testing::check_once(make_trial(v, make_problem(v, spec), testing::fresh_options(v.info, spec.config)));
 }
 
 std::vector<std::string> names_on(backend where) { return testing::variant_names(variants(), where); }
@@ -37,7 +42,7 @@ void check_ragged_sizes(const variant& v) {
                                "order=column column_width=256", "order=zigzag column_width=512 op=tn beta=1"}) {
       const problem p = make_problem(v, {size, layout});
       if (!v.supports(p).ok()) continue;
-      const auto result = check_once(v, p);
+      const auto result = check_once(v, {size, layout});
       ASSERT_TRUE(result.passed()) << v.info.name << " " << size.text() << " " << layout << ": " << result.describe();
       ASSERT_EQ(result.checked, p.m * p.n);
     }
@@ -54,7 +59,7 @@ struct gemm_case {
 void check_cases(const variant& v, std::initializer_list<gemm_case> cases) {
   for (const gemm_case& c : cases) {
     const problem p = make_problem(v, {c.size, c.layout});
-    const auto result = check_once(v, p);
+    const auto result = check_once(v, {c.size, c.layout});
     ASSERT_TRUE(result.passed()) << c.size.text() << " " << c.layout << ": " << result.describe();
     ASSERT_EQ(result.checked, p.m * p.n);
   }
@@ -85,8 +90,7 @@ TEST(GpuGemmPolicies, EveryCompiledTileShapeMatchesTheReference) {
     const std::string name = policy_name(policy);
     for (const auto& size : {bench::size_spec{{257, 129, 131}}, bench::size_spec{{300, 700, 37}}}) {
       for (const std::string layout : {"", "op=tt ld=padded beta=1", "op=nt alpha=0.5", "order=zigzag column_width=300 op=tn"}) {
-        const problem p = make_problem(v, {size, "policy=" + name + " " + layout});
-        const auto result = check_once(v, p);
+        const auto result = check_once(v, {size, "policy=" + name + " " + layout});
         ASSERT_TRUE(result.passed()) << name << " " << size.text() << " " << layout << ": " << result.describe();
       }
     }
@@ -102,8 +106,7 @@ TEST(GpuGemmInteriorPath, EveryOpAndPartialSliceMatchesTheReference) {
   for (const auto& size : {bench::size_spec{{256, 384, 64}}, bench::size_spec{{300, 700, 40}},
                            bench::size_spec{{384, 256, 36}}, bench::size_spec{{260, 130, 4}}}) {
     for (const char* layout : {"", "op=nt", "op=tn alpha=0.5", "op=tt beta=1", "order=column column_width=128 op=nt beta=0.5"}) {
-      const problem p = make_problem(v, {size, layout});
-      const auto result = check_once(v, p);
+      const auto result = check_once(v, {size, layout});
       ASSERT_TRUE(result.passed()) << size.text() << " " << layout << ": " << result.describe();
     }
   }
@@ -154,15 +157,18 @@ TEST(GpuGemmStreamK, EverySplitOfKMatchesTheReference) {
                {{{33, 17, 65}}, "blocks=1000"}});
 }
 
-// Runs `p` six times on the same random inputs and asserts every run's C equals the first, bit for bit.
-void check_same_bits_every_run(const variant& v, const problem& p) {
+// Runs the problem six times on the same random inputs and asserts every run's C equals the first, bit
+// for bit.
+void check_same_bits_every_run(const variant& v, const bench::problem_spec& spec) {
+  const problem p = make_problem(v, spec);
   buffer<float> a(memory_kind::device, static_cast<std::size_t>(rows_of_a(p) * p.lda));
   buffer<float> b(memory_kind::device, static_cast<std::size_t>(rows_of_b(p) * p.ldb));
   buffer<float> c(memory_kind::device, static_cast<std::size_t>(p.m * p.ldc));
   const std::uint64_t seed = testing::fresh_seed();
   fill_random_device(a.data(), static_cast<std::int64_t>(a.size()), seed);
   fill_random_device(b.data(), static_cast<std::int64_t>(b.size()), seed + 1);
-  const launch_context launch = bench::prepare_launch(v.info, v.supports(p));
+  const launch_context launch = bench::prepare_launch(
+      v.info, v.supports(p), std::make_shared<const chosen_settings>(bench::settings_chosen_in(v.info, spec.config)));
   buffer<float> first(memory_kind::host, c.size()), again(memory_kind::host, c.size());
   for (int run = 0; run < 6; ++run) {
     v.run(p, {a.data(), b.data(), c.data()}, launch);
@@ -180,9 +186,9 @@ void check_same_bits_every_run(const variant& v, const problem& p) {
 TEST(GpuGemmStreamK, TheSameInputsGiveTheSameBitsEveryRun) {
   SWATH_SKIP_WITHOUT_GPU();
   const variant& v = find_variant("gemm/cuda/11_stream_k");
-  check_same_bits_every_run(v, make_problem(v, {{{300, 700, 2000}}, "blocks=40"}));
+  check_same_bits_every_run(v, {{{300, 700, 2000}}, "blocks=40"});
   // A target shape on the GPU's own grid: 96 tiles of 88 slices (2-3 parts a tile on 132 SMs).
-  check_same_bits_every_run(v, make_problem(v, {{{1000, 3000, 700}}, ""}));
+  check_same_bits_every_run(v, {{{1000, 3000, 700}}, ""});
 }
 
 // Step 12 computes the last r = N mod 128 columns as a strip when 1 ≤ r ≤ 8; strip=on takes it at any M
@@ -213,7 +219,7 @@ TEST(GpuGemmNarrowStrip, TheSameInputsGiveTheSameBitsEveryRun) {
   for (const char* layout : {"strip=on blocks=40", "strip=on op=tn blocks=40"}) {
     SCOPED_TRACE(layout);
     const variant& v = find_variant("gemm/cuda/12_narrow_strip");
-    check_same_bits_every_run(v, make_problem(v, {{{300, 645, 2000}}, layout}));
+    check_same_bits_every_run(v, {{{300, 645, 2000}}, layout});
   }
 }
 
@@ -318,9 +324,8 @@ TEST(GpuGemmBalancedTail, WeightedSharesMatchTheReference) {
   const variant& v = find_variant("gemm/cuda/16_balanced_tail");
   const std::int64_t columns = (2 * query_gpu()->sm_count + 16 + 7) / 8;
   for (const char* layout : {"tma=on", "tma=on op=nt beta=0.5"}) {
-    const problem p = make_problem(v, {bench::size_spec{{2043, columns * 128 - 3, 2111}}, layout});
     for (int run = 0; run < 3; ++run) {
-      const auto result = check_once(v, p);
+      const auto result = check_once(v, {bench::size_spec{{2043, columns * 128 - 3, 2111}}, layout});
       ASSERT_TRUE(result.passed()) << layout << " run " << run << ": " << result.describe();
     }
   }
@@ -331,10 +336,10 @@ TEST(GpuGemmBalancedTail, WeightedSharesMatchTheReference) {
 TEST(GpuGemmBalancedTail, EvenSharesGiveTheSameBitsEveryRun) {
   SWATH_SKIP_WITHOUT_GPU();
   const variant& v = find_variant("gemm/cuda/16_balanced_tail");
-  check_same_bits_every_run(v, make_problem(v, {{{1000, 1000, 1003}}, "tma=on blocks=5"}));
-  check_same_bits_every_run(v, make_problem(v, {{{520, 260, 2000}}, "tma=on blocks=20"}));
+  check_same_bits_every_run(v, {{{1000, 1000, 1003}}, "tma=on blocks=5"});
+  check_same_bits_every_run(v, {{{520, 260, 2000}}, "tma=on blocks=20"});
   const std::int64_t columns = (2 * query_gpu()->sm_count + 16 + 7) / 8;
-  check_same_bits_every_run(v, make_problem(v, {bench::size_spec{{2043, columns * 128 - 3, 2111}}, "tma=on shares=even"}));
+  check_same_bits_every_run(v, {bench::size_spec{{2043, columns * 128 - 3, 2111}}, "tma=on shares=even"});
 }
 
 void skips_last_column(const problem& p, const operands& x, const launch_context& launch) {
@@ -402,11 +407,63 @@ TEST(GemmCheck, SampledRowsFindAndLocateAWrongValue) {
   EXPECT_EQ(result.worst_index, (p.m - 1) * p.ldc + p.n - 1);
 }
 
+// A launch whose step chose `config`'s settings (all of gemm's: the policy readers are tested here).
+launch_context launch_choosing(const std::string& config) {
+  launch_context launch;
+  launch.cpu_threads = omp_get_max_threads();
+  chosen_settings chosen;
+  for (const auto& [key, value] : bench::parse_config(config, {})) chosen.emplace(key, value);
+  launch.settings = std::make_shared<const chosen_settings>(std::move(chosen));
+  return launch;
+}
+
+TEST(GemmPolicies, EachSettingIsReadFromTheLaunchOrItsDefault) {
+  const problem p = make_problem(find_variant("gemm/cpu/03_column"), {{{100, 100000, 1024}}, ""});
+  EXPECT_EQ(host_column_width_of(p, launch_choosing("cache=2MiB")),
+            schedule::matmul_column_width({2.0 * 1024 * 1024, 4, 1024, 1024, omp_get_max_threads()}));
+  const problem small = make_problem(find_variant("gemm/cpu/03_column"), {{{10, 20, 30}}, ""});
+  EXPECT_EQ(host_column_width_of(small, launch_choosing("column_width=1000")), 20);  // clamped to N
+  EXPECT_EQ(host_tile_of(launch_choosing("tile=7")), 7);
+  EXPECT_EQ(host_tile_of(launch_choosing("cache=12KiB")), 32);  // 12 t^2 <= 12 KiB
+  EXPECT_EQ(block_walk_of(small, launch_choosing("")).order, block_order::row);
+  const block_walk zigzag = block_walk_of(small, launch_choosing("order=zigzag column_width=7"));
+  EXPECT_EQ(zigzag.order, block_order::zigzag);
+  EXPECT_EQ(zigzag.column_width, 7);
+  EXPECT_EQ(tile_policy_of(launch_choosing("")), tile_policies[0]);
+  EXPECT_EQ(tile_policy_of(launch_choosing("policy=128x256x8")), (tile_policy{128, 256, 8}));
+  EXPECT_EQ(persistent_blocks_of(launch_choosing("")), 0);
+  EXPECT_EQ(persistent_blocks_of(launch_choosing("blocks=40")), 40);
+  EXPECT_EQ(path_of(launch_choosing(""), tma_setting), path_choice::automatic);
+  EXPECT_EQ(path_of(launch_choosing("tma=on"), tma_setting), path_choice::always);
+  EXPECT_EQ(path_of(launch_choosing("tma=off strip=on"), tma_setting), path_choice::never);
+  EXPECT_EQ(path_of(launch_choosing("tma=off strip=on"), strip_setting), path_choice::always);
+  EXPECT_TRUE(weighted_shares_of(launch_choosing("")));
+  EXPECT_FALSE(weighted_shares_of(launch_choosing("shares=even")));
+  // A library call chooses none: every default.
+  EXPECT_EQ(tile_policy_of(launch_context{}), tile_policies[0]);
+  EXPECT_THROW(block_walk_of(small, launch_choosing("order=diagonal")), usage_error);
+  EXPECT_THROW(tile_policy_of(launch_choosing("policy=100x100x8")), usage_error);
+  EXPECT_THROW(path_of(launch_choosing("narrow=1"), narrow_setting), usage_error);
+  EXPECT_THROW(weighted_shares_of(launch_choosing("shares=fair")), usage_error);
+  EXPECT_THROW(persistent_blocks_of(launch_choosing("blocks=0")), usage_error);
+  // The lab refuses them before anything runs, from the same records.
+  const variant_info& balanced = find_variant("gemm/cpu/03_column").info;
+  for (const char* bad : {"order=diagonal", "tma=yes", "narrow=1", "shares=fair", "blocks=0"}) {
+    const std::string text = bad;
+    const auto equals = text.find('=');
+    EXPECT_THROW(family().configurations(balanced, {{text.substr(0, equals), {text.substr(equals + 1)}}}), usage_error) << bad;
+  }
+}
+
+// The settings a row's configuration chose reach its step: only the keys its row declares.
+TEST(GemmPolicies, ARowPassesOnlyItsOwnSettings) {
+  const variant_info& column = find_variant("gemm/cpu/03_column").info;
+  const chosen_settings chosen = bench::settings_chosen_in(column, "op=nn column_width=9 tma=on cache=1MiB");
+  EXPECT_EQ(chosen, (chosen_settings{{"cache", "1MiB"}, {"column_width", "9"}}));
+}
+
 TEST(GemmProblem, ModelWidthsAndWork) {
   const variant& v = find_variant("gemm/cpu/03_column");
-  const problem p = make_problem(v, {{{100, 100000, 1024}}, "cache=2MiB"});
-  EXPECT_EQ(p.column_width, schedule::matmul_column_width({2.0 * 1024 * 1024, 4, 1024, 1024, omp_get_max_threads()}));
-  EXPECT_EQ(make_problem(v, {{{10, 20, 30}}, "column_width=1000"}).column_width, 20);  // clamped to N
   EXPECT_EQ(make_problem(v, {{{7}}, ""}).k, 7);
   EXPECT_EQ(gemm_work(make_problem(v, {{{2, 3, 4}}, ""})).flops, 2.0 * 2 * 3 * 4);
   EXPECT_THROW(family().configurations(v.info, {{"radius", {"1"}}}), usage_error);
@@ -420,22 +477,13 @@ TEST(GemmProblem, ModelWidthsAndWork) {
   EXPECT_FALSE(v.supports(general).ok());  // the column step computes C = A B only
   EXPECT_TRUE(plain(make_problem(v, {{{10, 20, 30}}, ""})));
   EXPECT_EQ(gemm_work(make_problem(v, {{{2, 3, 4}}, "beta=1"})).bytes, 4.0 * (2 * 4 + 4 * 3 + 2 * 2 * 3));
-  EXPECT_EQ(general.order, problem::block_order::row);
-  EXPECT_EQ(make_problem(v, {{{10, 20, 30}}, "order=zigzag"}).order, problem::block_order::zigzag);
-  EXPECT_EQ(make_problem(v, {{{10, 20, 30}}, "policy=128x256x8"}).policy, (tile_policy{128, 256, 8}));
   for (const tile_policy& policy : tile_policies) {  // the kernel's warp tiling and loaders need these
     EXPECT_EQ(policy.block_m % 64, 0) << policy_name(policy);
     EXPECT_EQ(policy.block_n % 32, 0) << policy_name(policy);
     EXPECT_EQ(policy.block_k % 4, 0) << policy_name(policy);
     EXPECT_LE(policy.threads(), 1024) << policy_name(policy);
   }
-  EXPECT_EQ(general.copy_engine, problem::path_choice::automatic);
-  EXPECT_EQ(make_problem(v, {{{10, 20, 30}}, "tma=on"}).copy_engine, problem::path_choice::always);
-  EXPECT_EQ(make_problem(v, {{{10, 20, 30}}, "tma=off"}).copy_engine, problem::path_choice::never);
-  EXPECT_TRUE(general.weighted_shares);
-  EXPECT_FALSE(make_problem(v, {{{10, 20, 30}}, "shares=even"}).weighted_shares);
-  for (const char* bad : {"op=nx", "op=n", "alpha=x", "beta=inf", "beta=1e40", "ld=wide", "order=diagonal",
-                          "policy=100x100x8", "tma=yes", "narrow=1", "shares=fair"}) {
+  for (const char* bad : {"op=nx", "op=n", "alpha=x", "beta=inf", "beta=1e40", "ld=wide"}) {
     EXPECT_THROW(make_problem(v, {{{10, 20, 30}}, bad}), usage_error) << bad;
   }
   EXPECT_NE(family().unsupported(v.info, {{{10, 10}}, ""}), "");

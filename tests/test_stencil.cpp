@@ -12,6 +12,7 @@
 #include "swath/core/error.hpp"
 #include "swath/schedule/cache_model.hpp"
 #include "swath/lab/stencil.hpp"
+#include "../src/stencil/policies.hpp"
 #include "test_support.hpp"
 
 namespace swath::stencil {
@@ -35,7 +36,7 @@ TEST_P(StencilVariant, MatchesTheReferenceInEveryConfiguration) {
               const std::string config = std::string("radius=") + radius + " shape=" + form + " boundary=" + edge +
                                          " type=" + type + " " + layout;
               const problem p = make_problem(v, {size, config});
-              const auto result = check_once(v, p);
+              const auto result = testing::check_once(make_trial(v, p, testing::fresh_options(v.info, config)));
               ASSERT_TRUE(result.passed()) << v.info.name << " " << size.text() << " " << config << ": "
                                            << result.describe();
               ASSERT_EQ(result.checked, size.count());
@@ -328,17 +329,33 @@ TEST(StencilProblem, TapsAndWork) {
   EXPECT_EQ(stencil_work(p).flops, 2.0 * 5 * 1000);
 }
 
-TEST(StencilProblem, ColumnWidthComesFromTheModelUnlessGiven) {
-  const variant& column = find_variant("stencil/cpu/03_column");
-  const problem p = make_problem(column, {{{1000000, 4}}, "radius=4 cache=1MiB ways=0"});
-  EXPECT_EQ(p.column_width, schedule::stencil_column_width({1024.0 * 1024, 4, 9, 9, 1, 1, 0}));
+// The band (or tile) a traversal step walks for a configuration, as its row's launch would carry it.
+std::int64_t band_of(const char* step, const bench::size_spec& size, const std::string& config) {
+  const variant& v = find_variant(step);
+  const launch_context launch =
+      bench::prepare_launch(v.info, support::yes(), testing::fresh_options(v.info, config).settings);
+  return column_width_of(make_problem(v, {size, config}), launch, false);
+}
+
+TEST(StencilPolicies, ColumnWidthComesFromTheModelUnlessGiven) {
+  const char* column = "stencil/cpu/03_column";
+  EXPECT_EQ(band_of(column, {{1000000, 4}}, "radius=4 cache=1MiB ways=0"),
+            schedule::stencil_column_width({1024.0 * 1024, 4, 9, 9, 1, 1, 0}));
   // 256 KiB, 8 ways: one way holds 8192 floats, narrower than the 9358 the rows alone would allow.
-  EXPECT_EQ(make_problem(column, {{{100000, 4}}, "radius=2 cache=256K ways=8"}).column_width, 8192);
-  EXPECT_EQ(make_problem(column, {{{100000, 4}}, "radius=2 cache=256K ways=0"}).column_width, 9358);
-  EXPECT_EQ(make_problem(column, {{{1000, 4}}, "column_width=77"}).column_width, 77);
-  EXPECT_EQ(make_problem(column, {{{50, 4}}, "column_width=77"}).column_width, 50);  // clamped to the grid
-  const problem tiles = make_problem(find_variant("stencil/cpu/02_tiled"), {{{5000, 5000}}, "radius=1 cache=64K"});
-  EXPECT_EQ(tiles.tile_width, 128 - 2);  // (t + 2)^2 · 4 B ≤ 64 KiB
+  EXPECT_EQ(band_of(column, {{100000, 4}}, "radius=2 cache=256K ways=8"), 8192);
+  EXPECT_EQ(band_of(column, {{100000, 4}}, "radius=2 cache=256K ways=0"), 9358);
+  EXPECT_EQ(band_of(column, {{1000, 4}}, "column_width=77"), 77);
+  EXPECT_EQ(band_of(column, {{50, 4}}, "column_width=77"), 50);  // clamped to the grid
+  const variant& tiled = find_variant("stencil/cpu/02_tiled");
+  const problem p = make_problem(tiled, {{{5000, 5000}}, "radius=1"});
+  const auto tile_for = [&](const std::string& config) {
+    return tile_of(p, bench::prepare_launch(tiled.info, support::yes(), testing::fresh_options(tiled.info, config).settings));
+  };
+  EXPECT_EQ(tile_for("cache=64K").tile_width, 128 - 2);  // (t + 2)^2 · 4 B ≤ 64 KiB
+  EXPECT_EQ(tile_for("tile=7x3").tile_height, 3);
+  EXPECT_THROW(tile_for("tile=0"), usage_error);
+  EXPECT_THROW(tile_for("cache=lots"), usage_error);
+  EXPECT_THROW(band_of(column, {{10, 10}}, "column_width=0"), usage_error);
 }
 
 TEST(StencilProblem, BadParametersAreUsageErrors) {
@@ -348,8 +365,7 @@ TEST(StencilProblem, BadParametersAreUsageErrors) {
   EXPECT_THROW(f.configurations(info, {{"shape", {"circle"}}}), usage_error);
   EXPECT_THROW(f.configurations(info, {{"colour", {"red"}}}), usage_error);
   EXPECT_EQ(f.configurations(info, {{"radius", {"1", "2"}}, {"type", {"float", "double"}}}).size(), 4u);
-  EXPECT_THROW(make_problem(find_variant("stencil/cpu/03_column"), {{{10, 10}}, "column_width=0"}), usage_error);
-  EXPECT_THROW(make_problem(find_variant("stencil/cpu/03_column"), {{{10, 10}}, "cache=lots"}), usage_error);
+  EXPECT_THROW(f.configurations(info, {{"column_width", {"0"}}}), usage_error);
   EXPECT_NE(f.unsupported(info, {{{100}}, ""}), "");
   EXPECT_NE(f.unsupported(info, {{{10, 10, 10}}, ""}), "");  // the schedule steps are 2D
   EXPECT_EQ(f.unsupported(find_variant("stencil/cpu/09_openmp_3d").info, {{{10, 10, 10}}, ""}), "");

@@ -57,6 +57,14 @@ inline bench::trial_options fresh_options() {
   return options;
 }
 
+// Fresh options carrying the settings a configuration chose for the variant's step ("tma=on blocks=5"),
+// as the runner's trials get them (bench::settings_chosen_in).
+inline bench::trial_options fresh_options(const variant_info& variant, const std::string& config) {
+  bench::trial_options options = fresh_options();
+  options.settings = std::make_shared<const chosen_settings>(bench::settings_chosen_in(variant, config));
+  return options;
+}
+
 // One verified run, exactly as the runner does it: poison, run set 0, check.
 inline bench::check_result check_once(const std::unique_ptr<bench::trial>& trial) {
   trial->poison_outputs();

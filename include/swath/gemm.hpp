@@ -6,6 +6,7 @@
 // read down its columns, so the order in which C's columns are visited decides how often B leaves the
 // cache; they take the plain problem only (supports() says so).
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -43,6 +44,7 @@ static_assert([] {
 }(), "every compiled tile policy follows the kernel's rules");
 std::string policy_name(const tile_policy& policy);   // "128x128x8"
 std::string policy_names(std::string_view separator);  // every compiled policy's name
+std::optional<tile_policy> find_policy(std::string_view name);  // the compiled one named "MxNxK"
 
 struct problem {
   std::int64_t m = 1, n = 1, k = 1;
@@ -52,31 +54,8 @@ struct problem {
   // Elements between the starts of consecutive rows of A, B and C as stored; at least their row
   // lengths (make_problem packs them unless told to pad).
   std::int64_t lda = 1, ldb = 1, ldc = 1;
-  std::int64_t column_width = 0;  // the band of C and B columns (column step, block order); cache model unless given
-  std::int64_t tile = 0;          // the tiled step's square tile
-  double cache_bytes = 0;
-  // Which tile of C each thread block takes, in the CUDA steps that say so (schedule/block_order.hpp):
-  // row-major over the tile grid, or Column/Zigzag bands of column_width columns of C (rounded down to
-  // whole tiles, at least one). For CUDA variants column_width comes from the GPU's L2.
-  enum class block_order : int { row, column, zigzag };
-  block_order order = block_order::row;
-  tile_policy policy = tile_policies[0];  // the tunable step's tile shape
-  std::int64_t persistent_blocks = 0;     // the stream-K step's grid; 0: one block per resident slot
-  // Whether a step takes one of its paths: when it pays (automatic), always, or never.
-  enum class path_choice : int { automatic, always, never };
-  // Step 12: the last N mod 128 ≤ 8 columns as a strip of their own (pays with at least one strip
-  // block an SM).
-  path_choice strip = path_choice::automatic;
-  // Step 13: 256 × 96 tiles, one block each (pays when they fill the SMs' waves and 256 × 128 tiles
-  // do not).
-  path_choice narrow_tiles = path_choice::automatic;
-  // Steps 14-15: the copy engine's kernels (pay where their 256 × 128 tiles make two or more full waves
-  // and rewriting the operands they cannot read as stored costs little beside the product).
-  path_choice copy_engine = path_choice::automatic;
-  // Step 16: the tail's shares weighted by when each SM frees and how fast it runs, measured in the same
-  // launch (fastest; where the parts of a tile meet moves from run to run, and with it the last bits),
-  // or even (the same bits on every run).
-  bool weighted_shares = true;
+  // The steps' own settings (tiles, bands, grids, paths) are not here: each step reads its policy from
+  // the launch (src/gemm/policies.hpp).
 };
 
 // The stored shapes, and the elements of op(A) and op(B) wherever they are stored.

@@ -3,6 +3,9 @@
 // tests and the benchmarks all read that table. Adding an optimisation step is one file plus one row.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -68,12 +71,54 @@ struct support {
   static support no(std::string_view reason) { return {reason}; }
 };
 
-// How a variant is launched: the stream (a cudaStream_t; nullptr = default) and what the device offers.
+// The values a run chose for steps' settings, key → value as written on the command line, checked
+// against the rows' parameter records by whoever chose them (the lab, from --param). A library call
+// chooses none: every step then takes its policy's default for the device it runs on.
+using chosen_settings = std::map<std::string, std::string, std::less<>>;
+
+// How a variant is launched: the stream (a cudaStream_t; nullptr = default), what the device offers,
+// and the settings chosen for the step.
 struct launch_context {
   void* stream = nullptr;
   int sm_count = 0;
   int cpu_threads = 0;
+  int capability = 0;       // the GPU's compute capability, major · 10 + minor; 0 for the CPU
+  double cache_bytes = 0;   // the GPU's L2 (CUDA steps); 0: the step asks (CPU steps: this CPU's cache)
+  std::shared_ptr<const chosen_settings> settings;  // null: none chosen
+
+  // The value chosen for `key`, or `fallback` (the policy's default) when none was.
+  [[nodiscard]] std::string_view setting(std::string_view key, std::string_view fallback) const {
+    if (!settings) return fallback;
+    const auto found = settings->find(key);
+    return found == settings->end() ? fallback : std::string_view(found->second);
+  }
+  // The value chosen for a step's setting, or its record's default.
+  [[nodiscard]] std::string_view setting(const parameter& record) const {
+    return setting(record.key, record.default_value);
+  }
 };
+
+// A setting's value read as a whole number >= 1; throws usage_error naming key=value otherwise.
+std::int64_t whole_setting(std::string_view key, std::string_view value);
+
+// A step's tuning value for a range of architectures, with the measurement that chose it. A step keeps
+// a table of them (newest architecture first) and takes the first row whose range holds the device:
+// the CUB way of keeping tuning as data per architecture, with the evidence beside the number.
+template <class Value>
+struct measured_default {
+  int min_capability = 0;    // major · 10 + minor; 0 also matches the CPU
+  int max_capability = 999;
+  Value value{};
+  std::string_view measured;  // where the measurement that chose it is: a results file, a journal section
+};
+
+template <class Value>
+const Value& default_for(std::span<const measured_default<Value>> table, int capability) {
+  for (const auto& row : table) {
+    if (capability >= row.min_capability && capability <= row.max_capability) return row.value;
+  }
+  return table.back().value;  // tables end with a row for every architecture; this is only a guard
+}
 
 // Each family's record embeds variant_info and adds its typed entry points, e.g. (elementwise.hpp):
 //   struct variant { variant_info info; operation op; ...; support (*supports)(const problem&);

@@ -54,11 +54,8 @@ struct problem {
   double edge_value = 1.0;  // the value outside the grid for boundary::constant
   element_type type = element_type::f32;
   std::vector<tap> taps;    // the weights; make_problem fills the default ones
-  // Schedule parameters, resolved by make_problem from the cache model unless given.
-  std::int64_t column_width = 0;
-  std::int64_t tile_width = 0;
-  std::int64_t tile_height = 0;
-  double cache_bytes = 0;   // the cache the model sized them for
+  // The traversal steps' tile and band are not here: each step reads its policy from the launch
+  // (src/stencil/policies.hpp).
   [[nodiscard]] int extent() const { return 2 * radius + 1; }  // s_w = s_h
   [[nodiscard]] std::int64_t points() const { return grid.count() * depth; }
   [[nodiscard]] std::int64_t pitch() const { return row_pitch > 0 ? row_pitch : grid.width; }

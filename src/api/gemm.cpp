@@ -1,14 +1,9 @@
 // swath::sgemm: validate, place, pick the step from the dispatch table, run on the caller's stream.
-#include <omp.h>
-
-#include <algorithm>
-#include <cstdlib>
+#include <memory>
 
 #include "../gemm/steps.hpp"
 #include "dispatch.hpp"
 #include "placement.hpp"
-#include "swath/core/device.hpp"
-#include "swath/schedule/cache_model.hpp"
 
 namespace swath::gemm {
 namespace {
@@ -42,15 +37,6 @@ constexpr rule host_rules[] = {
 };
 // clang-format on
 
-// The host steps' band of B (step 03) from the cache model, for this CPU's L2 and all its threads, as
-// the lab's default configuration sizes it (docs/schedules.md).
-void size_host_bands(problem& p) {
-  static const cache_size l2 = parse_cache_size("L2");
-  const schedule::matmul_footprint footprint{l2.bytes, 4, p.k, p.k, omp_get_max_threads()};
-  p.cache_bytes = l2.bytes;
-  p.column_width = std::clamp<std::int64_t>(schedule::matmul_column_width(footprint), 1, p.n);
-}
-
 void check_arguments(std::int64_t m, std::int64_t n, std::int64_t k, const problem& p, const operands& x) {
   constexpr const char* f = "swath::sgemm";
   api::require(m >= 0, f, "m = " + std::to_string(m) + " is negative");
@@ -80,19 +66,20 @@ void sgemm(op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k, flo
   p.m = m, p.n = n, p.k = k, p.alpha = alpha, p.beta = beta;
   p.trans_a = op_a == op::transpose, p.trans_b = op_b == op::transpose;
   p.lda = lda, p.ldb = ldb, p.ldc = ldc;
-  // The same bits on every run, whatever else the GPU runs: step 16's even shares (weighted shares
-  // are up to 2% faster at 4096^3, but where the parts of a tile meet then moves with the timing).
-  p.weighted_shares = false;
   const operands x{k > 0 ? a : nullptr, k > 0 ? b : nullptr, c};
   check_arguments(m, n, k, p, x);
   if (m == 0 || n == 0) return;
-  const api::call_site site = api::place_call("swath::sgemm", {{"a", x.a}, {"b", x.b}, {"c", x.c}}, stream);
+  api::call_site site = api::place_call("swath::sgemm", {{"a", x.a}, {"b", x.b}, {"c", x.c}}, stream);
   if (!site.on_device) {
-    size_host_bands(p);
+    // Step 03's band of B from the cache model, for this CPU's L2 and all its threads (policies.cpp).
     api::choose<problem, operands>(host_rules, 0, p, x).run(p, x, site.launch);
     return;
   }
   const api::device_scope on_device(site.device);
+  // The same bits on every run, whatever else the GPU runs: step 16's even shares (weighted shares
+  // are up to 2% faster at 4096^3, but where the parts of a tile meet then moves with the timing).
+  static const auto library_settings = std::make_shared<const chosen_settings>(chosen_settings{{"shares", "even"}});
+  site.launch.settings = library_settings;
   api::choose<problem, operands>(device_rules, site.capability, p, x).run(p, x, site.launch);
 }
 

@@ -1,6 +1,8 @@
 // Where a library call runs (placement.hpp).
 #include "placement.hpp"
 
+#include <omp.h>
+
 #include <map>
 #include <mutex>
 
@@ -47,10 +49,11 @@ int stream_device(stream_t stream) {
 }
 
 // What the dispatch needs of a device, read once per device (properties of the device; no mutable
-// state shared between calls): the SM count and the compute capability.
+// state shared between calls): the SM count, the compute capability and the L2's size.
 struct device_facts {
   int sm_count = 0;
   int capability = 0;
+  int l2_bytes = 0;
 };
 device_facts facts_of(int device) {
   static std::mutex guard;
@@ -62,6 +65,7 @@ device_facts facts_of(int device) {
   SWATH_CUDA_CHECK(cudaDeviceGetAttribute(&facts.sm_count, cudaDevAttrMultiProcessorCount, device));
   SWATH_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   SWATH_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  SWATH_CUDA_CHECK(cudaDeviceGetAttribute(&facts.l2_bytes, cudaDevAttrL2CacheSize, device));
   SWATH_EXPECTS(facts.sm_count > 0, "a CUDA device reports no SMs");
   facts.capability = major * 10 + minor;
   return known[device] = facts;
@@ -90,6 +94,8 @@ call_site device_site(stream_t stream) {
   site.capability = facts.capability;
   site.launch.stream = stream;
   site.launch.sm_count = facts.sm_count;
+  site.launch.capability = facts.capability;
+  site.launch.cache_bytes = facts.l2_bytes;
   return site;
 }
 
@@ -140,7 +146,11 @@ call_site place_call(const char* function, std::initializer_list<operand> operan
                                    first->name + " on device " + std::to_string(first_place.ordinal));
     }
   }
-  if (first == nullptr || !first_place.device) return {};
+  if (first == nullptr || !first_place.device) {
+    call_site host;
+    host.launch.cpu_threads = omp_get_max_threads();
+    return host;
+  }
   call_site site = device_site(stream);
   if (site.device != first_place.ordinal) {
     argument_error(function, std::string("stream belongs to device ") + std::to_string(site.device) + " and " +

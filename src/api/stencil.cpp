@@ -1,6 +1,4 @@
 // swath::stencil::apply and iterate: validate, place, pick the step, run on the caller's stream.
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -10,7 +8,6 @@
 #include "dispatch.hpp"
 #include "placement.hpp"
 #include "swath/core/device.hpp"
-#include "swath/schedule/cache_model.hpp"
 
 namespace swath::stencil {
 namespace {
@@ -84,16 +81,6 @@ problem problem_of(const char* f, const grid_layout& grid, const operator_spec& 
   return p;
 }
 
-// The column width of the 2D host step: the cache model's, for this CPU's L2 and all its threads
-// (docs/schedules.md), as the lab's default configuration chooses it.
-void size_host_columns(problem& p) {
-  static const cache_size l2 = parse_cache_size("L2");
-  const schedule::stencil_footprint footprint{l2.bytes, p.element_bytes(), p.extent(), p.extent(), 1, 1, l2.ways};
-  p.cache_bytes = l2.bytes;
-  p.column_width = std::clamp<std::int64_t>(schedule::stencil_column_width_rows(footprint, omp_get_max_threads()), 1,
-                                            p.grid.width);
-}
-
 // The grid's stored span in bytes, for the overlap check.
 std::int64_t stored_bytes(const problem& p) {
   return ((p.depth - 1) * p.grid.height * p.pitch() + (p.grid.height - 1) * p.pitch() + p.grid.width) * p.element_bytes();
@@ -114,7 +101,7 @@ placed place(const char* f, problem& p, const operands& x, stream_t stream) {
   if (!site.on_device) {
     api::require(p.row_pitch == 0 || p.row_pitch == p.grid.width, f,
                  "grids in host memory must have their rows back to back (row_pitch 0 or the width)");
-    if (p.dims == 2) size_host_columns(p);
+    // The 2D host step's band: the cache model's for this CPU's L2 and its team (policies.cpp).
     return {site, &api::choose<problem, operands>(host_rules, 0, p, x)};
   }
   return {site, &api::choose<problem, operands>(device_rules, site.capability, p, x)};

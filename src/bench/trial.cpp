@@ -9,7 +9,8 @@
 
 namespace swath::bench {
 
-launch_context prepare_launch(const variant_info& variant, const support& supported) {
+launch_context prepare_launch(const variant_info& variant, const support& supported,
+                              std::shared_ptr<const chosen_settings> settings) {
   SWATH_EXPECTS(supported.ok(), std::string(variant.name) + " cannot run this problem: " + std::string(supported.why));
   launch_context launch;
   if (variant.where == backend::cuda) {
@@ -17,9 +18,21 @@ launch_context prepare_launch(const variant_info& variant, const support& suppor
     const auto gpu = query_gpu(&why);
     if (!gpu) throw usage_error(std::string(variant.name) + " needs a CUDA device: " + why);
     launch.sm_count = gpu->sm_count;
+    launch.capability = gpu->compute_major * 10 + gpu->compute_minor;
+    launch.cache_bytes = static_cast<double>(gpu->l2_bytes);
   }
   launch.cpu_threads = omp_get_max_threads();
+  launch.settings = std::move(settings);
   return launch;
+}
+
+chosen_settings settings_chosen_in(const variant_info& variant, const std::string& config) {
+  const std::map<std::string, std::string> written = parse_config(config, {});
+  chosen_settings chosen;
+  for (const parameter& setting : variant.settings) {
+    if (const auto found = written.find(std::string(setting.key)); found != written.end()) chosen.insert(*found);
+  }
+  return chosen;
 }
 
 int wanted_sets(const trial_options& options, std::int64_t set_bytes) {

@@ -71,10 +71,13 @@ cpu_info query_cpu() {
 }
 
 cache_size parse_cache_size(const std::string& text) {
-  const cpu_info cpu = query_cpu();
-  if (text == "L1") return {static_cast<double>(cpu.l1d_bytes), cpu.l1d_ways};
-  if (text == "L2") return {static_cast<double>(cpu.l2_bytes), cpu.l2_ways};
-  if (text == "L3") return {static_cast<double>(cpu.l3_bytes), cpu.l3_ways};
+  if (text == "L1" || text == "L2" || text == "L3") {
+    // Asked once: the steps read their cache on every launch, and the caches do not change.
+    static const cpu_info cpu = query_cpu();
+    if (text == "L1") return {static_cast<double>(cpu.l1d_bytes), cpu.l1d_ways};
+    if (text == "L2") return {static_cast<double>(cpu.l2_bytes), cpu.l2_ways};
+    return {static_cast<double>(cpu.l3_bytes), cpu.l3_ways};
+  }
   if (text.rfind("2^", 0) == 0) {  // 2^k bytes
     std::size_t used = 0;
     int exponent = -1;

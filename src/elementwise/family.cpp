@@ -51,7 +51,7 @@ struct input_set {
 class elementwise_trial final : public bench::trial {
  public:
   elementwise_trial(const variant& v, const problem& p, const bench::trial_options& options)
-      : variant_(v), problem_(p), options_(options), where_(place(v)), launch_(bench::prepare_launch(v.info, v.supports(p))) {
+      : variant_(v), problem_(p), options_(options), where_(place(v)), launch_(bench::prepare_launch(v.info, v.supports(p), options.settings)) {
     const std::int64_t set_bytes = footprint();
     const int count = is_transfer(v.op) ? 1 : bench::wanted_sets(options, set_bytes);
     const memory_kind memory = v.info.where == backend::cuda ? memory_kind::device : memory_kind::host;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "policies.hpp"
 #include "steps.hpp"
 #include "swath/lab/gemm.hpp"
 #include "swath/bench/check.hpp"
@@ -40,7 +41,7 @@ class gemm_trial final : public bench::trial {
         problem_(p),
         seed_(options.seed),
         on_device_(v.info.where == backend::cuda),
-        launch_(bench::prepare_launch(v.info, v.supports(p))) {
+        launch_(bench::prepare_launch(v.info, v.supports(p), options.settings)) {
     const memory_kind where = on_device_ ? memory_kind::device : memory_kind::host;
     a_ = buffer<float>(where, static_cast<std::size_t>(stored(rows_of_a(p), cols_of_a(p), p.lda)));
     b_ = buffer<float>(where, static_cast<std::size_t>(stored(rows_of_b(p), cols_of_b(p), p.ldb)));
@@ -222,6 +223,25 @@ class gemm_family final : public bench::table_family<variant, problem> {
   [[nodiscard]] problem problem_of(const variant& v, const bench::problem_spec& spec) const override {
     return make_problem(v, spec);
   }
+  // policy=auto on a GPU: the tuner's choice for the nearest tuned size, when `swath tune gemm` has
+  // written a tuning file for this GPU; otherwise the step's own default (policies.cpp).
+  [[nodiscard]] chosen_settings settings_of(const variant& v, const bench::problem_spec& spec) const override {
+    chosen_settings chosen = bench::settings_chosen_in(v.info, spec.config);
+    const bool takes_policy = std::any_of(v.info.settings.begin(), v.info.settings.end(),
+                                          [](const parameter& s) { return s.key == policy_setting.key; });
+    const auto written = chosen.find(policy_setting.key);
+    if (!takes_policy || v.info.where != backend::cuda || (written != chosen.end() && written->second != "auto")) {
+      return chosen;
+    }
+    const std::optional<gpu_info> gpu = query_gpu();
+    if (!gpu) return chosen;
+    const std::string path = tuning_path(gpu->name);
+    if (std::filesystem::exists(path)) {
+      const problem p = make_problem(v, spec);
+      chosen[std::string(policy_setting.key)] = policy_name(pick_policy(read_tuning(path), p.m, p.n, p.k));
+    }
+    return chosen;
+  }
   [[nodiscard]] std::int64_t footprint(const variant&, const problem& p) const override {
     return 4 * ((rows_of_a(p) - 1) * p.lda + cols_of_a(p) + (rows_of_b(p) - 1) * p.ldb + cols_of_b(p) +
                 (p.m - 1) * p.ldc + p.n);
@@ -234,7 +254,7 @@ class gemm_family final : public bench::table_family<variant, problem> {
 
 }  // namespace
 
-problem make_problem(const variant& v, const bench::problem_spec& spec) {
+problem make_problem(const variant&, const bench::problem_spec& spec) {
   const auto& e = spec.size.extents;
   SWATH_EXPECTS(e.size() == 3 || e.size() == 1, "gemm takes a size MxNxK or N");
   problem p;
@@ -259,60 +279,6 @@ problem make_problem(const variant& v, const bench::problem_spec& spec) {
   p.lda = cols_of_a(p) + pad;
   p.ldb = cols_of_b(p) + pad;
   p.ldc = p.n + pad;
-  const std::string& order = values.at("order");
-  if (order != "row" && order != "column" && order != "zigzag") {
-    throw usage_error("gemm order='" + order + "' is not row, column or zigzag");
-  }
-  p.order = order == "row" ? problem::block_order::row
-                           : (order == "column" ? problem::block_order::column : problem::block_order::zigzag);
-  // A CUDA step's GPU, asked once: its L2 is the cache, and its tuning file (if any) picks policy=auto.
-  const bool on_gpu = v.info.where == backend::cuda;
-  const std::optional<gpu_info> gpu = on_gpu ? query_gpu() : std::nullopt;
-  // policy=auto: on a GPU, the tuner's choice for the nearest tuned size when `swath tune gemm` has
-  // written a tuning file for it; otherwise the first compiled policy.
-  const std::string& policy = values.at("policy");
-  if (policy != "auto") {
-    const auto chosen = find_policy(policy);
-    if (!chosen) {
-      throw usage_error("gemm policy='" + policy + "' is not auto or one of the compiled tile shapes: " +
-                        policy_names(" "));
-    }
-    p.policy = *chosen;
-  } else if (gpu) {
-    const std::string path = tuning_path(gpu->name);
-    if (std::filesystem::exists(path)) p.policy = pick_policy(read_tuning(path), p.m, p.n, p.k);
-  }
-  p.persistent_blocks = values.at("blocks") == "auto" ? 0 : bench::parse_positive("blocks", values.at("blocks"));
-  const auto path_choice_of = [&](const std::string& key) {
-    const std::string& value = values.at(key);
-    if (value != "auto" && value != "on" && value != "off") throw usage_error("gemm " + key + "='" + value + "' is not auto, on or off");
-    return value == "auto" ? problem::path_choice::automatic
-                           : (value == "on" ? problem::path_choice::always : problem::path_choice::never);
-  };
-  p.strip = path_choice_of("strip");
-  p.narrow_tiles = path_choice_of("narrow");
-  p.copy_engine = path_choice_of("tma");
-  const std::string& shares = values.at("shares");
-  if (shares != "weighted" && shares != "even") throw usage_error("gemm shares='" + shares + "' is not weighted or even");
-  p.weighted_shares = shares == "weighted";
-  // A CUDA step's cache is the GPU's L2 (shared by every SM), a CPU step's this CPU's.
-  cache_size cache;
-  if (on_gpu && values.at("cache") == "L2") {
-    cache.bytes = gpu ? static_cast<double>(gpu->l2_bytes) : 50.0 * 1024 * 1024;  // no GPU: an H100's, for listing
-  } else {
-    cache = parse_cache_size(values.at("cache"));
-  }
-  p.cache_bytes = cache.bytes;
-  // The thesis: M = u (h c + w ceil(t/c)) with h = K rows of B and w = K, the A row each thread holds.
-  // On the GPU the rows of A in flight are the resident blocks' tiles, small beside the band: t = 1.
-  const schedule::matmul_footprint footprint{cache.bytes, 4, p.k, p.k, on_gpu ? 1 : omp_get_max_threads()};
-  p.column_width = values.at("column_width") == "model" ? schedule::matmul_column_width(footprint)
-                                                        : bench::parse_positive("column_width", values.at("column_width"));
-  p.column_width = std::clamp<std::int64_t>(p.column_width, 1, p.n);
-  // Tiles: three t × t float tiles in the cache, 3 t² u ≤ M.
-  p.tile = values.at("tile") == "model"
-               ? std::max<std::int64_t>(8, static_cast<std::int64_t>(std::sqrt(cache.bytes / 12.0)))
-               : bench::parse_positive("tile", values.at("tile"));
   return p;
 }
 

@@ -15,6 +15,13 @@ std::string policy_name(const tile_policy& policy) {
   return std::to_string(policy.block_m) + "x" + std::to_string(policy.block_n) + "x" + std::to_string(policy.block_k);
 }
 
+std::optional<tile_policy> find_policy(std::string_view name) {
+  for (const tile_policy& candidate : tile_policies) {
+    if (policy_name(candidate) == name) return candidate;
+  }
+  return std::nullopt;
+}
+
 std::string policy_names(std::string_view separator) {
   std::string names;
   for (const tile_policy& policy : tile_policies) names += (names.empty() ? "" : std::string(separator)) + policy_name(policy);

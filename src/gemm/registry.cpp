@@ -1,6 +1,7 @@
 // The gemm registry: every step, in reading order. The CPU steps come from the
 // schedules issue (the thesis's column width for matrix multiplication); the CUDA progression follows
 // the seed's matmul items and the SGEMM issue.
+#include "policies.hpp"
 #include "steps.hpp"
 
 namespace swath::gemm {
@@ -11,18 +12,11 @@ constexpr double per_k = tolerance_per_k;
 using enum backend;
 using enum ceiling_kind;
 
-// The steps' settings, each declared once. A row lists the ones its step reads, directly or through the
-// step it falls back to (16 and 15 -> 13, 14 -> 13 -> 12 -> 11 -> 10).
-constexpr parameter tile{"tile", "model|N", "model", "the tiled step's square tile; model: three t x t float tiles in the cache, 12 t^2 <= M"};
-constexpr parameter column_width{"column_width", "model|N", "model", "the band of C's and B's columns; model: the thesis's c = M / (u K), rounded down to whole tiles on the GPU"};
-constexpr parameter cache{"cache", "L1|L2|L3|BYTES", "L2", "the cache the model fills: a level, or bytes with K|M|G; a CUDA step's L2 is the GPU's"};
-constexpr parameter order{"order", "row|column|zigzag", "row", "the order in which thread blocks take C's tiles (bands of column_width columns)"};
-constexpr parameter policy{"policy", "auto|MxNxK", "auto", "the block tile, one of the compiled tile_policies; auto: the tuning file's choice for the nearest size, else the first"};
-constexpr parameter blocks{"blocks", "auto|N", "auto", "the persistent grid; auto: one block per resident slot"};
-constexpr parameter strip{"strip", "auto|on|off", "auto", "the last N mod 128 <= 8 columns as a strip of their own; auto: where one strip block an SM pays"};
-constexpr parameter narrow{"narrow", "auto|on|off", "auto", "256 x 96 tiles; auto: where they fill the SMs' waves and 256 x 128 do not"};
-constexpr parameter tma{"tma", "auto|on|off", "auto", "the copy engine's kernels; auto: where 256 x 128 tiles make two or more full waves"};
-constexpr parameter shares{"shares", "weighted|even", "weighted", "the tail's shares: weighted by when each SM frees (fastest), or even (the same bits every run)"};
+// The steps' settings (declared in policies.hpp). A row lists the ones its step reads, directly or
+// through the step it falls back to (16 and 15 -> 13, 14 -> 13 -> 12 -> 11 -> 10).
+constexpr parameter tile = tile_setting, column_width = column_width_setting, cache = cache_setting,
+                    order = order_setting, policy = policy_setting, blocks = blocks_setting,
+                    strip = strip_setting, narrow = narrow_setting, tma = tma_setting, shares = shares_setting;
 
 constexpr parameter every_setting[] = {tile, column_width, cache, order, policy, blocks, strip, narrow, tma, shares};
 constexpr parameter tiled_settings[] = {tile, cache};

@@ -15,13 +15,6 @@
 
 namespace swath::gemm {
 
-std::optional<tile_policy> find_policy(const std::string& name) {
-  for (const tile_policy& candidate : tile_policies) {
-    if (policy_name(candidate) == name) return candidate;
-  }
-  return std::nullopt;
-}
-
 namespace {
 
 template <class T>

@@ -79,7 +79,7 @@ class histogram_trial final : public bench::trial {
         problem_(p),
         options_(options),
         on_device_(v.info.where == backend::cuda),
-        launch_(bench::prepare_launch(v.info, v.supports(p))) {
+        launch_(bench::prepare_launch(v.info, v.supports(p), options.settings)) {
     const std::int64_t set_bytes = p.n * p.sample_bytes() + p.misalign + 8 * (p.bins + 1);
     const int count = bench::wanted_sets(options, set_bytes);
     for (int set = 0; set < count; ++set) {

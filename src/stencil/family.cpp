@@ -44,7 +44,7 @@ template <class T>
 class stencil_trial final : public bench::trial {
  public:
   stencil_trial(const variant& v, const problem& p, const bench::trial_options& options)
-      : variant_(v), problem_(p), options_(options), launch_(bench::prepare_launch(v.info, v.supports(p))) {
+      : variant_(v), problem_(p), options_(options), launch_(bench::prepare_launch(v.info, v.supports(p), options.settings)) {
     const bool gpu = v.info.where == backend::cuda;
     const auto count = static_cast<std::size_t>(p.stored_elements());
     const auto set_bytes = static_cast<std::int64_t>(2 * count * sizeof(T));
@@ -231,7 +231,7 @@ class stencil_family final : public bench::table_family<variant, problem> {
 
 }  // namespace
 
-problem make_problem(const variant& v, const bench::problem_spec& spec) {
+problem make_problem(const variant&, const bench::problem_spec& spec) {
   const auto& extents = spec.size.extents;
   if (extents.size() != 2 && extents.size() != 3) {
     throw usage_error("stencils take a size WxH or WxHxD, not " + spec.size.text());
@@ -261,37 +261,6 @@ problem make_problem(const variant& v, const bench::problem_spec& spec) {
   }
   p.taps = default_taps(p.form, p.radius, p.dims);
   set_weights(p.taps, values.at("weights"));
-  const cache_size cache = parse_cache_size(values.at("cache"));
-  p.cache_bytes = cache.bytes;
-
-  // Column width: the model's, for this cache, stencil and thread count, unless given. The CPU's caches
-  // are write-allocate, so the output row counts (output_rows = 1), and the width stays within one way.
-  const std::string& ways = values.at("ways");
-  const std::int64_t associativity =
-      ways == "auto" ? cache.ways : (ways == "0" ? 0 : bench::parse_positive("ways", ways));
-  const schedule::stencil_footprint footprint{p.cache_bytes, p.element_bytes(), p.extent(), p.extent(), 1, 1,
-                                              associativity};
-  if (values.at("column_width") == "model") {
-    const bool shared_column = v.parallel && (v.order == traversal::column || v.order == traversal::zigzag);
-    p.column_width = shared_column ? schedule::stencil_column_width_rows(footprint, omp_get_max_threads())
-                                   : schedule::stencil_column_width(footprint);
-  } else {
-    p.column_width = bench::parse_positive("column_width", values.at("column_width"));
-  }
-  p.column_width = std::clamp<std::int64_t>(p.column_width, 1, p.grid.width);
-
-  // Tiles: square, the largest whose halo-extended block fits: (t + 2r)² u ≤ M.
-  const std::string& tile = values.at("tile");
-  if (tile == "model") {
-    const auto side = static_cast<std::int64_t>(std::sqrt(p.cache_bytes / static_cast<double>(p.element_bytes()))) -
-                      2 * p.radius;
-    p.tile_width = p.tile_height = std::max<std::int64_t>(side, 1);
-  } else if (const auto cross = tile.find('x'); cross != std::string::npos) {
-    p.tile_width = bench::parse_positive("tile", tile.substr(0, cross));
-    p.tile_height = bench::parse_positive("tile", tile.substr(cross + 1));
-  } else {
-    p.tile_width = p.tile_height = bench::parse_positive("tile", tile);
-  }
   return p;
 }
 

@@ -1,5 +1,6 @@
 // The stencil registry: every step, in the order a reader should meet them. The CLI, the tests and
 // the benchmarks all iterate this table.
+#include "policies.hpp"
 #include "steps.hpp"
 
 namespace swath::stencil {
@@ -11,14 +12,7 @@ using enum backend;
 using enum ceiling_kind;
 using enum traversal;
 
-// The traversal steps' settings (the thesis's schedule parameters): every row of theirs names them.
-constexpr auto always = parameter::naming::always;
-constexpr parameter schedule_settings[] = {
-    {"column_width", "model|N", "model", "the column band in elements; model: the cache model's width for this cache, stencil and team", always},
-    {"tile", "model|N|WxH", "model", "the tiled steps' tile; model: the largest square whose halo-extended block fits, (t + 2r)^2 u <= M", always},
-    {"cache", "L1|L2|L3|BYTES", "L2", "the cache the model fills: a level, or bytes with K|M|G", always},
-    {"ways", "auto|0|N", "auto", "the associativity the model keeps the width within; auto: the system's, 0: ignore it", always},
-};
+// The traversal steps' settings, schedule_settings, are declared in policies.hpp.
 
 // clang-format off
 const variant table[] = {

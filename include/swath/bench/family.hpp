@@ -69,13 +69,19 @@ struct trial_options {
   // does not measure the cache), memory permitting; 0 = one set.
   std::int64_t rotate_until_bytes = 0;
   int max_sets = 64;
+  // The step's settings this row chose (its configuration's keys that the row declares); the step
+  // takes its policy's defaults for the rest. table_family::make_trial fills it.
+  std::shared_ptr<const chosen_settings> settings;
 };
 
 // What every family's trial does first (src/bench/trial.cpp).
 // The launch context for a variant: throws precondition_error naming the variant when it cannot run the
 // problem (`supported`), usage_error when it needs a CUDA device and there is none; the SM count and
-// the OpenMP threads filled in.
-launch_context prepare_launch(const variant_info& variant, const support& supported);
+// the OpenMP threads, the GPU's capability and L2, and the row's chosen settings filled in.
+launch_context prepare_launch(const variant_info& variant, const support& supported,
+                              std::shared_ptr<const chosen_settings> settings = {});
+// The keys of `config` ("key=value ...") that the variant declares as its settings, with their values.
+chosen_settings settings_chosen_in(const variant_info& variant, const std::string& config);
 // Input sets to allocate: enough that together they exceed options.rotate_until_bytes, at most
 // options.max_sets, at least one.
 int wanted_sets(const trial_options& options, std::int64_t set_bytes);

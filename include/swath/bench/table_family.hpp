@@ -35,7 +35,9 @@ class table_family : public family {
   [[nodiscard]] std::unique_ptr<trial> make_trial(const variant_info& info, const problem_spec& spec,
                                                   const trial_options& options) const override {
     const Variant& v = row(info);
-    return trial_of(v, problem_of(v, spec), options);
+    trial_options with = options;
+    with.settings = std::make_shared<const chosen_settings>(settings_of(v, spec));
+    return trial_of(v, problem_of(v, spec), with);
   }
 
  protected:
@@ -44,6 +46,11 @@ class table_family : public family {
   // Why a size's rank does not suit the step ("gemm takes a size MxNxK or N"), "" when it does.
   [[nodiscard]] virtual std::string size_mismatch(const Variant& v, const size_spec& size) const = 0;
   [[nodiscard]] virtual Problem problem_of(const Variant& v, const problem_spec& spec) const = 0;
+  // The settings the row's configuration chose for its step; a family may resolve one further (gemm's
+  // policy=auto from the tuning file).
+  [[nodiscard]] virtual chosen_settings settings_of(const Variant& v, const problem_spec& spec) const {
+    return settings_chosen_in(v.info, spec.config);
+  }
   // The work a row reports: the row's own work function where its record has one.
   [[nodiscard]] virtual work_amount work_of(const Variant& v, const Problem& p) const {
     if constexpr (requires { v.work(p); }) {

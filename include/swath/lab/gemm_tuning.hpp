@@ -28,9 +28,6 @@ struct tuning {
   std::vector<tuned_size> sizes;
 };
 
-// The policy named "MxNxK" among the compiled ones, or nullopt.
-std::optional<tile_policy> find_policy(const std::string& name);
-
 tuning read_tuning(const std::string& path);  // throws usage_error naming the file and what is wrong
 void write_tuning(const std::string& path, const tuning& found);
 tile_policy pick_policy(const tuning& found, std::int64_t m, std::int64_t n, std::int64_t k);

@@ -4,12 +4,13 @@
 // element; a large gain over 01, well under a tuned BLAS (no register blocking, no packing).
 #include <algorithm>
 
+#include "../../gemm/policies.hpp"
 #include "../../gemm/steps.hpp"
 
 namespace swath::gemm::cpu {
 
-void tiled(const problem& p, const operands& x, const launch_context&) {
-  const std::int64_t t = p.tile;
+void tiled(const problem& p, const operands& x, const launch_context& launch) {
+  const std::int64_t t = host_tile_of(launch);
   const std::int64_t row_tiles = (p.m + t - 1) / t;
   const std::int64_t col_tiles = (p.n + t - 1) / t;
 #pragma omp parallel for collapse(2) schedule(static)

@@ -6,12 +6,13 @@
 // unblocked multiply-add.
 #include <algorithm>
 
+#include "../../gemm/policies.hpp"
 #include "../../gemm/steps.hpp"
 
 namespace swath::gemm::cpu {
 
-void column(const problem& p, const operands& x, const launch_context&) {
-  const std::int64_t c = p.column_width;
+void column(const problem& p, const operands& x, const launch_context& launch) {
+  const std::int64_t c = host_column_width_of(p, launch);
   for (std::int64_t j0 = 0; j0 < p.n; j0 += c) {
     const std::int64_t j1 = std::min(j0 + c, p.n);
 #pragma omp parallel for schedule(static)

@@ -5,8 +5,8 @@
 #include "stencil_cpu.hpp"
 
 namespace swath::stencil::cpu {
-void naive(const problem& p, const operands& x, const launch_context&) { dispatch<schedule::row_major>(p, x, false); }
-void naive_openmp(const problem& p, const operands& x, const launch_context&) {
-  dispatch<schedule::row_major>(p, x, true);
+void naive(const problem& p, const operands& x, const launch_context& launch) { dispatch<schedule::row_major>(p, x, launch, false); }
+void naive_openmp(const problem& p, const operands& x, const launch_context& launch) {
+  dispatch<schedule::row_major>(p, x, launch, true);
 }
 }  // namespace swath::stencil::cpu

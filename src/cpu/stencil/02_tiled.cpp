@@ -5,6 +5,6 @@
 #include "stencil_cpu.hpp"
 
 namespace swath::stencil::cpu {
-void tiled(const problem& p, const operands& x, const launch_context&) { dispatch<schedule::tiled>(p, x, false); }
-void tiled_openmp(const problem& p, const operands& x, const launch_context&) { dispatch<schedule::tiled>(p, x, true); }
+void tiled(const problem& p, const operands& x, const launch_context& launch) { dispatch<schedule::tiled>(p, x, launch, false); }
+void tiled_openmp(const problem& p, const operands& x, const launch_context& launch) { dispatch<schedule::tiled>(p, x, launch, true); }
 }  // namespace swath::stencil::cpu

@@ -6,8 +6,8 @@
 #include "stencil_cpu.hpp"
 
 namespace swath::stencil::cpu {
-void column(const problem& p, const operands& x, const launch_context&) { dispatch<schedule::column>(p, x, false); }
-void column_openmp(const problem& p, const operands& x, const launch_context&) {
-  dispatch<schedule::column>(p, x, true);
+void column(const problem& p, const operands& x, const launch_context& launch) { dispatch<schedule::column>(p, x, launch, false); }
+void column_openmp(const problem& p, const operands& x, const launch_context& launch) {
+  dispatch<schedule::column>(p, x, launch, true);
 }
 }  // namespace swath::stencil::cpu

@@ -5,8 +5,8 @@
 #include "stencil_cpu.hpp"
 
 namespace swath::stencil::cpu {
-void zigzag(const problem& p, const operands& x, const launch_context&) { dispatch<schedule::zigzag>(p, x, false); }
-void zigzag_openmp(const problem& p, const operands& x, const launch_context&) {
-  dispatch<schedule::zigzag>(p, x, true);
+void zigzag(const problem& p, const operands& x, const launch_context& launch) { dispatch<schedule::zigzag>(p, x, launch, false); }
+void zigzag_openmp(const problem& p, const operands& x, const launch_context& launch) {
+  dispatch<schedule::zigzag>(p, x, launch, true);
 }
 }  // namespace swath::stencil::cpu

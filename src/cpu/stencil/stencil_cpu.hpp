@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "../../stencil/policies.hpp"
 #include "../../stencil/steps.hpp"
 #include "swath/schedule/column.hpp"
 #include "swath/schedule/row_major.hpp"
@@ -118,26 +119,32 @@ struct kernel {
   }
 };
 
-// The schedule a step walks, built from the problem's resolved parameters.
-inline schedule::row_major make_schedule(const problem&, schedule::row_major) { return {}; }
-inline schedule::tiled make_schedule(const problem& p, schedule::tiled) { return {p.tile_width, p.tile_height}; }
-inline schedule::column make_schedule(const problem& p, schedule::column) { return {p.column_width}; }
-inline schedule::zigzag make_schedule(const problem& p, schedule::zigzag) { return {p.column_width}; }
+// The schedule a step walks, from its policy (policies.hpp): the chosen or modelled tile or band. The
+// OpenMP column and zigzag steps keep the whole team in one column (`parallel`).
+inline schedule::row_major make_schedule(const problem&, const launch_context&, schedule::row_major, bool) { return {}; }
+inline schedule::tiled make_schedule(const problem& p, const launch_context& launch, schedule::tiled, bool) {
+  return tile_of(p, launch);
+}
+inline schedule::column make_schedule(const problem& p, const launch_context& launch, schedule::column, bool parallel) {
+  return {column_width_of(p, launch, parallel)};
+}
+inline schedule::zigzag make_schedule(const problem& p, const launch_context& launch, schedule::zigzag, bool parallel) {
+  return {column_width_of(p, launch, parallel)};
+}
 
 // One thread walks the whole schedule.
 template <class Schedule, class T>
-void run_serial(const problem& p, const operands& x) {
+void run_serial(const problem& p, const operands& x, const Schedule& order) {
   const kernel<T> compute(p, x);
-  make_schedule(p, Schedule{}).for_each_run(p.grid, compute);
+  order.for_each_run(p.grid, compute);
 }
 
 // OpenMP. Row-major and tiled hand each thread its own contiguous share of rows or tiles. Column and
 // zigzag keep all threads in the same column: its rows are dealt out round-robin, so the T threads
 // move down the column together and share the rows they read (the model's t = T rows in flight).
 template <class Schedule, class T>
-void run_parallel(const problem& p, const operands& x) {
+void run_parallel(const problem& p, const operands& x, const Schedule& order) {
   const kernel<T> compute(p, x);
-  const Schedule order = make_schedule(p, Schedule{});
   if constexpr (std::is_same_v<Schedule, schedule::column> || std::is_same_v<Schedule, schedule::zigzag>) {
 #pragma omp parallel
     {
@@ -162,11 +169,12 @@ void run_parallel(const problem& p, const operands& x) {
 }
 
 template <class Schedule>
-void dispatch(const problem& p, const operands& x, bool parallel) {
+void dispatch(const problem& p, const operands& x, const launch_context& launch, bool parallel) {
+  const Schedule order = make_schedule(p, launch, Schedule{}, parallel);
   if (p.type == element_type::f32) {
-    parallel ? run_parallel<Schedule, float>(p, x) : run_serial<Schedule, float>(p, x);
+    parallel ? run_parallel<Schedule, float>(p, x, order) : run_serial<Schedule, float>(p, x, order);
   } else {
-    parallel ? run_parallel<Schedule, double>(p, x) : run_serial<Schedule, double>(p, x);
+    parallel ? run_parallel<Schedule, double>(p, x, order) : run_serial<Schedule, double>(p, x, order);
   }
 }
 

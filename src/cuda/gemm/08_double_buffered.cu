@@ -28,7 +28,7 @@ struct shape {
 
 template <int BlockM, int BlockN, int BlockK>
 __global__ void __launch_bounds__(shape<BlockM, BlockN, BlockK>::threads, shape<BlockM, BlockN, BlockK>::blocks_per_sm)
-    double_buffered_kernel(problem p, operand_view a, operand_view b, float* c, bool c_vector_ok) {
+    double_buffered_kernel(walked_problem p, operand_view a, operand_view b, float* c, bool c_vector_ok) {
   using s = shape<BlockM, BlockN, BlockK>;
   using a_loader = typename s::a_loader;
   using b_loader = typename s::b_loader;
@@ -45,10 +45,10 @@ __global__ void __launch_bounds__(shape<BlockM, BlockN, BlockK>::threads, shape<
 }
 
 template <int BlockM, int BlockN, int BlockK>
-void launch(const problem& p, const operands& x, cudaStream_t stream) {
+void launch(const problem& p, const operands& x, const launch_context& launch_on) {
   double_buffered_kernel<BlockM, BlockN, BlockK>
-      <<<blocks_for_tiles(p, BlockM, BlockN), shape<BlockM, BlockN, BlockK>::threads, 0, stream>>>(
-          p, view_of_a(p, x.a), view_of_b(p, x.b), x.c, aligned16(x.c, p.ldc));
+      <<<blocks_for_tiles(p, BlockM, BlockN), shape<BlockM, BlockN, BlockK>::threads, 0, stream_of(launch_on)>>>(
+          walked(p, launch_on), view_of_a(p, x.a), view_of_b(p, x.b), x.c, aligned16(x.c, p.ldc));
   SWATH_CHECK_LAST();
 }
 
@@ -56,13 +56,12 @@ void launch(const problem& p, const operands& x, cudaStream_t stream) {
 
 void double_buffered(const problem& p, const operands& x, const launch_context& launch_on) {
   static_assert(std::size(tile_policies) == 5, "every tile_policies entry has its instantiation below");
-  const cudaStream_t stream = stream_of(launch_on);
-  const tile_policy& policy = p.policy;
-  if (policy == tile_policy{128, 128, 8}) return launch<128, 128, 8>(p, x, stream);
-  if (policy == tile_policy{128, 128, 16}) return launch<128, 128, 16>(p, x, stream);
-  if (policy == tile_policy{128, 256, 8}) return launch<128, 256, 8>(p, x, stream);
-  if (policy == tile_policy{256, 128, 8}) return launch<256, 128, 8>(p, x, stream);
-  if (policy == tile_policy{64, 128, 16}) return launch<64, 128, 16>(p, x, stream);
+  const tile_policy policy = tile_policy_of(launch_on);
+  if (policy == tile_policy{128, 128, 8}) return launch<128, 128, 8>(p, x, launch_on);
+  if (policy == tile_policy{128, 128, 16}) return launch<128, 128, 16>(p, x, launch_on);
+  if (policy == tile_policy{128, 256, 8}) return launch<128, 256, 8>(p, x, launch_on);
+  if (policy == tile_policy{256, 128, 8}) return launch<256, 128, 8>(p, x, launch_on);
+  if (policy == tile_policy{64, 128, 16}) return launch<64, 128, 16>(p, x, launch_on);
   throw usage_error("gemm/cuda/08: no kernel compiled for the tile policy " + policy_name(policy));
 }
 

@@ -83,7 +83,7 @@ struct interior_loader {
   }
 };
 
-__global__ void __launch_bounds__(threads, 2) interior_fast_path_kernel(problem p, operand_view a, operand_view b, float* c,
+__global__ void __launch_bounds__(threads, 2) interior_fast_path_kernel(walked_problem p, operand_view a, operand_view b, float* c,
                                                                         bool c_vector_ok) {
   constexpr int panel_size = block_k * pitch;
   __shared__ __align__(16) float a_panels[2 * panel_size];
@@ -135,7 +135,7 @@ __global__ void __launch_bounds__(threads, 2) interior_fast_path_kernel(problem 
 
 void interior_fast_path(const problem& p, const operands& x, const launch_context& launch) {
   interior_fast_path_kernel<<<blocks_for_tiles(p, block_m, block_n), threads, 0, stream_of(launch)>>>(
-      p, view_of_a(p, x.a), view_of_b(p, x.b), x.c, aligned16(x.c, p.ldc));
+      walked(p, launch), view_of_a(p, x.a), view_of_b(p, x.b), x.c, aligned16(x.c, p.ldc));
   SWATH_CHECK_LAST();
 }
 

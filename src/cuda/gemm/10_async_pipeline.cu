@@ -13,7 +13,7 @@
 namespace swath::gemm::cuda {
 
 void async_pipeline(const problem& p, const operands& x, const launch_context& launch_on) {
-  launch_one_tile_per_block<256, 128, 8, 16, 3>(p, x, stream_of(launch_on));
+  launch_one_tile_per_block<256, 128, 8, 16, 3>(p, x, launch_on);
 }
 
 }  // namespace swath::gemm::cuda

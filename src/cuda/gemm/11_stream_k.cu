@@ -18,7 +18,7 @@ namespace {
 template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages, copy_mode AMode, copy_mode BMode>
 __global__ void __launch_bounds__(pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>::threads,
                                   pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>::blocks_per_sm)
-    stream_k_kernel(problem p, operand_view a, operand_view b, float* c, bool c_vector_ok, stream_k_plan plan) {
+    stream_k_kernel(walked_problem p, operand_view a, operand_view b, float* c, bool c_vector_ok, stream_k_plan plan) {
   using s = pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>;
   extern __shared__ __align__(16) float stages[];
   const int t = static_cast<int>(threadIdx.x), warp = t / 32, lane = t % 32;
@@ -71,13 +71,14 @@ void launch(const problem& p, const operands& x, const launch_context& launch_on
     // One block per resident slot unless blocks=N says otherwise.
     const int resident_per_sm = prepare_kernel(kernel, s::threads, s::shared_bytes);
     const std::int64_t tiles = blocks_for_tiles(p, BlockM, BlockN);
-    std::int64_t grid = p.persistent_blocks > 0 ? p.persistent_blocks
-                                                : static_cast<std::int64_t>(std::max(launch_on.sm_count, 1)) * resident_per_sm;
+    const std::int64_t chosen_blocks = persistent_blocks_of(launch_on);
+    std::int64_t grid = chosen_blocks > 0 ? chosen_blocks
+                                          : static_cast<std::int64_t>(std::max(launch_on.sm_count, 1)) * resident_per_sm;
     stream_k_plan plan;
     plan.slices = (p.k + BlockK - 1) / BlockK;
     plan.shared_tiles = tiles_to_share(tiles, grid, plan.slices);
     plan.whole_tiles = tiles - plan.shared_tiles;
-    if (p.persistent_blocks == 0 && (plan.shared_tiles == 0 || wave_fill(tiles, grid) >= full_enough)) {
+    if (chosen_blocks == 0 && (plan.shared_tiles == 0 || wave_fill(tiles, grid) >= full_enough)) {
       async_pipeline(p, x, launch_on);  // step 10: one block a tile
       return;
     }
@@ -89,7 +90,7 @@ void launch(const problem& p, const operands& x, const launch_context& launch_on
     }
     SWATH_EXPECTS(grid <= 0x7fffffff, "gemm: more blocks than a grid holds");
     kernel<<<static_cast<unsigned>(grid), s::threads, s::shared_bytes, stream>>>(
-        p, view_of_a(p, x.a), view_of_b(p, x.b), x.c, aligned16(x.c, p.ldc), plan);
+        walked(p, launch_on), view_of_a(p, x.a), view_of_b(p, x.b), x.c, aligned16(x.c, p.ldc), plan);
     SWATH_CHECK_LAST();
   });
 }

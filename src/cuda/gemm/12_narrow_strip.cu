@@ -200,17 +200,16 @@ void launch_strip(const problem& strip, const operand_view& a, const float* b, f
 void narrow_strip(const problem& p, const operands& x, const launch_context& launch_on) {
   const std::int64_t remainder = p.n % main_tile_n;
   const std::int64_t blocks = (p.m + strip_rows - 1) / strip_rows;
-  const bool take_strip =
-      remainder >= 1 && remainder <= widest_strip && p.strip != problem::path_choice::never &&
-      (p.strip == problem::path_choice::always || blocks >= std::max(launch_on.sm_count, 1));
+  const path_choice chosen = path_of(launch_on, strip_setting);
+  const bool take_strip = remainder >= 1 && remainder <= widest_strip && chosen != path_choice::never &&
+                          (chosen == path_choice::always || blocks >= std::max(launch_on.sm_count, 1));
   if (!take_strip) {
     stream_k(p, x, launch_on);
     return;
   }
   SWATH_EXPECTS(blocks <= 0x7fffffff, "gemm: more rows than the strip's grid holds");
   problem main_part = p;
-  main_part.n = p.n - remainder;
-  main_part.column_width = std::min(p.column_width, main_part.n);
+  main_part.n = p.n - remainder;  // its band: the block walk's width, clamped to these columns
   if (main_part.n > 0) stream_k(main_part, x, launch_on);
   problem strip = p;
   strip.n = remainder;

@@ -23,10 +23,11 @@ void wave_fitted_tiles(const problem& p, const operands& x, const launch_context
   const std::int64_t sms = std::max(launch_on.sm_count, 1);
   const bool narrow_fills = wave_fill(tile_grid(p, tile_m, narrow_n).count(), sms) >= full_enough;
   const bool wide_fills = wave_fill(tile_grid(p, tile_m, wide_n).count(), sms) >= full_enough;
-  const bool take_narrow = p.narrow_tiles == problem::path_choice::always ||
-                           (p.narrow_tiles == problem::path_choice::automatic && narrow_fills && !wide_fills);
+  const path_choice chosen = path_of(launch_on, narrow_setting);
+  const bool take_narrow =
+      chosen == path_choice::always || (chosen == path_choice::automatic && narrow_fills && !wide_fills);
   if (take_narrow) {
-    launch_one_tile_per_block<tile_m, narrow_n, slice_depth, 12, 3, true>(p, x, stream_of(launch_on));
+    launch_one_tile_per_block<tile_m, narrow_n, slice_depth, 12, 3, true>(p, x, launch_on);
   } else {
     narrow_strip(p, x, launch_on);
   }

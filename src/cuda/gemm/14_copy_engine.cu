@@ -35,7 +35,7 @@ using swath::cuda::wait_phase;
 
 template <int BlockK, int Stages>
 __global__ void __launch_bounds__(threads, 1)
-    copy_engine_kernel(problem p, const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+    copy_engine_kernel(walked_problem p, const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                        float* c, bool c_vector_ok) {
   using s = engine_shape<BlockK, Stages>;
   extern __shared__ __align__(1024) float stages[];
@@ -99,13 +99,14 @@ __global__ void __launch_bounds__(threads, 1)
 }
 
 template <int BlockK, int Stages>
-void launch(const problem& p, const operands& x, cudaStream_t stream) {
+void launch(const problem& p, const operands& x, const launch_context& launch_on) {
   using s = engine_shape<BlockK, Stages>;
+  const cudaStream_t stream = stream_of(launch_on);
   const slice_maps maps = slice_maps_of<BlockK>(p, x, stream);
   constexpr auto kernel = copy_engine_kernel<BlockK, Stages>;
   const int blocks_per_sm = prepare_kernel(kernel, threads, s::shared_bytes);
   (void)blocks_per_sm;
-  kernel<<<blocks_for_tiles(p, tile_m, tile_n), threads, s::shared_bytes, stream>>>(p, maps.a, maps.b, x.c,
+  kernel<<<blocks_for_tiles(p, tile_m, tile_n), threads, s::shared_bytes, stream>>>(walked(p, launch_on), maps.a, maps.b, x.c,
                                                                                      aligned16(x.c, p.ldc));
   SWATH_CHECK_LAST();
 }
@@ -196,15 +197,16 @@ static bool copy_engine_pays(const problem& p, const operands& x, std::int64_t s
 }
 
 bool copy_engine_chosen(const problem& p, const operands& x, const launch_context& launch_on) {
-  return p.copy_engine == problem::path_choice::always ||
-         (p.copy_engine == problem::path_choice::automatic && copy_engine_pays(p, x, std::max(launch_on.sm_count, 1)));
+  const path_choice chosen = path_of(launch_on, tma_setting);
+  return chosen == path_choice::always ||
+         (chosen == path_choice::automatic && copy_engine_pays(p, x, std::max(launch_on.sm_count, 1)));
 }
 
 void copy_engine(const problem& p, const operands& x, const launch_context& launch_on) {
   if (copy_engine_chosen(p, x, launch_on)) {
     // 32-deep slices in 3 stages of 48 KiB: the fastest of the eleven shapes timed (8-48 deep, 3-8
     // stages; docs/journal/gemm.md, step 14).
-    launch<32, 3>(p, x, stream_of(launch_on));
+    launch<32, 3>(p, x, launch_on);
   } else {
     wave_fitted_tiles(p, x, launch_on);
   }

@@ -15,9 +15,10 @@ namespace swath::gemm::cuda {
 namespace {
 
 template <int BlockK, int Stages>
-void launch(const problem& p, const operands& x, cudaStream_t stream) {
+void launch(const problem& p, const operands& x, const launch_context& launch_on) {
+  const cudaStream_t stream = stream_of(launch_on);
   const slice_maps maps = slice_maps_of<BlockK>(p, x, stream);
-  launch_producer_warp<BlockK, Stages>(p, maps, x.c, stream, blocks_for_tiles(p, tile_m, tile_n));
+  launch_producer_warp<BlockK, Stages>(walked(p, launch_on), maps, x.c, stream, blocks_for_tiles(p, tile_m, tile_n));
 }
 
 }  // namespace
@@ -27,7 +28,7 @@ void producer_warp(const problem& p, const operands& x, const launch_context& la
   if (copy_engine_chosen(p, x, launch_on)) {
     // 16-deep slices in 8 stages of 24 KiB: the fastest of the shapes timed (8-32 deep, 3-12 stages;
     // docs/journal/gemm.md, step 15), within 0.5% of 4-9 stages.
-    launch<16, 8>(p, x, stream_of(launch_on));
+    launch<16, 8>(p, x, launch_on);
   } else {
     wave_fitted_tiles(p, x, launch_on);
   }

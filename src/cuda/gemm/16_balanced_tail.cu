@@ -95,7 +95,7 @@ __device__ __forceinline__ std::int64_t* tail_bounds() {
 // rather than in registers across the loop (producer_warp_kernel says why): the problem, C, the plan
 // (with the piece's share and the bounds) and the piece.
 struct tail_context {
-  problem p;
+  walked_problem p;
   float* c;
   bool c_vector_ok;
   tail_plan plan;
@@ -367,7 +367,7 @@ struct tail_pieces {
     mine.smid = smid, mine.start = now;
     asm volatile("st.release.gpu.u32 [%0], %1;" ::"l"(&mine.tag), "r"(tag) : "memory");
   }
-  __device__ static void at_entry(const argument& a, const problem& p, float* c, bool c_vector_ok) {
+  __device__ static void at_entry(const argument& a, const walked_problem& p, float* c, bool c_vector_ok) {
     if (!a.tail) {
       asm volatile("griddepcontrol.wait;" ::: "memory");  // the rewrite of op(A) or op(B), if any, is done
       return;
@@ -418,9 +418,11 @@ void launch(const problem& p, const operands& x, const launch_context& launch_on
   using s = engine_shape<BlockK, Stages>;
   const cudaStream_t stream = stream_of(launch_on);
   const slice_maps maps = slice_maps_of<BlockK>(p, x, stream);
+  const walked_problem walk = walked(p, launch_on);
   const std::int64_t tiles = blocks_for_tiles(p, tile_m, tile_n);
   // One share an SM (one block fits), or blocks=N (the tests cut tiles on small grids).
-  const std::int64_t grid = p.persistent_blocks > 0 ? p.persistent_blocks : std::max(launch_on.sm_count, 1);
+  const std::int64_t chosen_blocks = persistent_blocks_of(launch_on);
+  const std::int64_t grid = chosen_blocks > 0 ? chosen_blocks : std::max(launch_on.sm_count, 1);
   SWATH_EXPECTS(grid <= max_sms, "gemm step 16: its tail has at most 256 shares (blocks=N)");
   tail_plan plan;
   plan.slices = (p.k + BlockK - 1) / BlockK;
@@ -430,12 +432,12 @@ void launch(const problem& p, const operands& x, const launch_context& launch_on
   // Weighted shares where the whole tiles can record their starts; the tail falls back to even ones
   // unless each of the shares' SMs ran two whole tiles or more.
   plan.weighted = plan.shared_tiles > 0 && plan.whole_tiles > 0 && plan.whole_tiles <= recorded_blocks &&
-                  p.weighted_shares;
+                  weighted_shares_of(launch_on);
   if (plan.shared_tiles > 0) plan.state = state_of(stream);
   // The whole tiles wait for the rewrite of op(A) or op(B) where there is one (copy_engine.cuh's
   // deep_major_of), as its programmatic dependent: they are launched while it ends.
   if (plan.whole_tiles > 0) {
-    launch_producer_warp<BlockK, Stages, tail_pieces>(p, maps, x.c, stream, static_cast<unsigned>(plan.whole_tiles),
+    launch_producer_warp<BlockK, Stages, tail_pieces>(walk, maps, x.c, stream, static_cast<unsigned>(plan.whole_tiles),
                                                       {plan, false}, true);
   }
   if (plan.shared_tiles == 0) return;
@@ -446,7 +448,7 @@ void launch(const problem& p, const operands& x, const launch_context& launch_on
   // programmatic dependent: its blocks start on an SM as soon as that SM's last whole tile ends (the
   // whole tiles' blocks let it launch once all have started and recorded their start; it reads nothing
   // else of theirs), not once the slowest SM's has.
-  launch_producer_warp<BlockK, Stages, tail_pieces>(p, maps, x.c, stream,
+  launch_producer_warp<BlockK, Stages, tail_pieces>(walk, maps, x.c, stream,
                                                     static_cast<unsigned>(grid + plan.shared_tiles - 1), {plan, true},
                                                     plan.weighted);
 }

@@ -358,7 +358,7 @@ __device__ __forceinline__ void store_owned(const problem& p, float* c, bool c_v
 template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages, copy_mode AMode, copy_mode BMode, bool ShiftEdges>
 __global__ void __launch_bounds__(pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>::threads,
                                   pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>::blocks_per_sm)
-    one_tile_per_block_kernel(problem p, operand_view a, operand_view b, float* c, bool c_vector_ok, edge_shift shift) {
+    one_tile_per_block_kernel(walked_problem p, operand_view a, operand_view b, float* c, bool c_vector_ok, edge_shift shift) {
   using s = pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>;
   extern __shared__ __align__(16) float stages[];
   const schedule::tile_coordinate tile = tile_for_block(p, blockIdx.x, BlockM, BlockN);
@@ -382,8 +382,9 @@ __global__ void __launch_bounds__(pipeline_shape<BlockM, BlockN, BlockK, ThreadN
 }
 
 template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages, bool ShiftEdges = false>
-void launch_one_tile_per_block(const problem& p, const operands& x, cudaStream_t stream) {
+void launch_one_tile_per_block(const problem& p, const operands& x, const launch_context& launch_on) {
   using s = pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>;
+  const cudaStream_t stream = stream_of(launch_on);
   with_copy_modes(p, x, [&](auto a_mode, auto b_mode) {
     constexpr auto kernel =
         one_tile_per_block_kernel<BlockM, BlockN, BlockK, ThreadN, Stages, a_mode.value, b_mode.value, ShiftEdges>;
@@ -392,7 +393,7 @@ void launch_one_tile_per_block(const problem& p, const operands& x, cudaStream_t
     (void)blocks_per_sm;
     const edge_shift shift = ShiftEdges ? edge_shift_for<BlockM, BlockN>(p, a_mode.value) : edge_shift{};
     kernel<<<blocks_for_tiles(p, BlockM, BlockN), s::threads, s::shared_bytes, stream>>>(
-        p, view_of_a(p, x.a), view_of_b(p, x.b), x.c, aligned16(x.c, p.ldc), shift);
+        walked(p, launch_on), view_of_a(p, x.a), view_of_b(p, x.b), x.c, aligned16(x.c, p.ldc), shift);
     SWATH_CHECK_LAST();
   });
 }

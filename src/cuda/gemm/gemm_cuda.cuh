@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "../../gemm/policies.hpp"
 #include "../../gemm/steps.hpp"
 #include "swath/core/error.hpp"
 #include "swath/schedule/block_order.hpp"
@@ -15,6 +16,17 @@
 namespace swath::gemm::cuda {
 
 inline cudaStream_t stream_of(const launch_context& launch) { return static_cast<cudaStream_t>(launch.stream); }
+
+// What a kernel that takes C's tiles in a block order is handed by value: the problem, and the walk its
+// policy chose (src/gemm/policies.hpp). Steps 08-16.
+struct walked_problem : problem {
+  block_order order = block_order::row;
+  std::int64_t column_width = 1;
+};
+inline walked_problem walked(const problem& p, const launch_context& launch) {
+  const block_walk walk = block_walk_of(p, launch);
+  return {p, walk.order, walk.column_width};
+}
 
 __device__ __forceinline__ void store_result(const problem& p, float* c, std::int64_t i, std::int64_t j, float sum) {
   float& out = c[i * p.ldc + j];
@@ -246,14 +258,14 @@ inline unsigned blocks_for_tiles(const problem& p, int block_m, int block_n) {
 
 // The tile of C that block `block` takes, in the problem's block order. Column and Zigzag bands are
 // column_width columns of C wide, i.e. column_width / block_n tiles (at least one).
-__device__ __forceinline__ schedule::tile_coordinate tile_for_block(const problem& p, std::int64_t block, int block_m,
+__device__ __forceinline__ schedule::tile_coordinate tile_for_block(const walked_problem& p, std::int64_t block, int block_m,
                                                                     int block_n) {
   const schedule::extent2d tiles = tile_grid(p, block_m, block_n);
   const std::int64_t band = p.column_width / block_n > 1 ? p.column_width / block_n : 1;
   switch (p.order) {
-    case problem::block_order::column:
+    case block_order::column:
       return schedule::tile_of_block(schedule::column{band}, block, tiles);
-    case problem::block_order::zigzag:
+    case block_order::zigzag:
       return schedule::tile_of_block(schedule::zigzag{band}, block, tiles);
     default:
       return schedule::tile_of_block(schedule::row_major{}, block, tiles);

@@ -68,7 +68,7 @@ struct tile_only {
 
 template <int BlockK, int Stages, class Besides = tile_only>
 __global__ void __launch_bounds__(producer_warp_threads, 1)
-    producer_warp_kernel(problem p, const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+    producer_warp_kernel(walked_problem p, const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                          float* c, bool c_vector_ok, const typename Besides::argument besides) {
   using s = engine_shape<BlockK, Stages>;
   // The policy's work at entry (step 16's tail: its plan and piece), before anything is held in
@@ -145,7 +145,7 @@ __global__ void __launch_bounds__(producer_warp_threads, 1)
 // With `dependent`, as the programmatic dependent of the grid before it on the stream: its blocks may
 // start while that grid ends, and wait for it where the policy says (step 16).
 template <int BlockK, int Stages, class Besides = tile_only>
-void launch_producer_warp(const problem& p, const slice_maps& maps, float* c, cudaStream_t stream, unsigned blocks,
+void launch_producer_warp(const walked_problem& p, const slice_maps& maps, float* c, cudaStream_t stream, unsigned blocks,
                           const typename Besides::argument& besides = {}, bool dependent = false) {
   using s = engine_shape<BlockK, Stages>;
   constexpr auto kernel = producer_warp_kernel<BlockK, Stages, Besides>;

@@ -1,0 +1,64 @@
+#pragma once
+// The gemm steps' settings: each one declared once here, as a parameter record (key, allowed values,
+// default, help) that the steps' registry rows list, and read by the steps through the policy readers
+// below, from the settings the launch chose or else the default. The problem keeps the mathematics.
+//
+// Why this shape (CUB's tuning policies, adapted): a setting's value is data, found in one place, and a
+// step that needs one reads it without the problem, the CLI or the lab knowing its name. Where a
+// default differs by architecture it is a measured_default table with its measurement cited beside it.
+//
+// Adding a step with a new setting: declare the record here and its reader (or read it in the step
+// file with launch.setting(record)), list it on the step's row in registry.cpp. docs/contributing.md.
+#include <cstdint>
+#include <string_view>
+
+#include "swath/gemm.hpp"
+
+namespace swath::gemm {
+
+// ---- The records -------------------------------------------------------------------------------
+inline constexpr parameter tile_setting{"tile", "model|N", "model", "the tiled step's square tile; model: three t x t float tiles in the cache, 12 t^2 <= M"};
+inline constexpr parameter column_width_setting{"column_width", "model|N", "model", "the band of C's and B's columns; model: the thesis's c = M / (u K), rounded down to whole tiles on the GPU"};
+inline constexpr parameter cache_setting{"cache", "L1|L2|L3|BYTES", "L2", "the cache the model fills: a level, or bytes with K|M|G; a CUDA step's L2 is the GPU's"};
+inline constexpr parameter order_setting{"order", "row|column|zigzag", "row", "the order in which thread blocks take C's tiles (bands of column_width columns)"};
+inline constexpr parameter policy_setting{"policy", "auto|MxNxK", "auto", "the block tile, one of the compiled tile_policies; auto: the tuning file's choice for the nearest size, else the architecture's default"};
+inline constexpr parameter blocks_setting{"blocks", "auto|N", "auto", "the persistent grid; auto: one block per resident slot"};
+inline constexpr parameter strip_setting{"strip", "auto|on|off", "auto", "the last N mod 128 <= 8 columns as a strip of their own; auto: where one strip block an SM pays"};
+inline constexpr parameter narrow_setting{"narrow", "auto|on|off", "auto", "256 x 96 tiles; auto: where they fill the SMs' waves and 256 x 128 do not"};
+inline constexpr parameter tma_setting{"tma", "auto|on|off", "auto", "the copy engine's kernels; auto: where 256 x 128 tiles make two or more full waves"};
+inline constexpr parameter shares_setting{"shares", "weighted|even", "weighted", "the tail's shares: weighted by when each SM frees (fastest), or even (the same bits every run)"};
+
+// ---- The policies ------------------------------------------------------------------------------
+// Which tile of C each thread block takes, in the CUDA steps that say so (schedule/block_order.hpp):
+// row-major over the tile grid, or Column/Zigzag bands of column_width columns of C (rounded down to
+// whole tiles, at least one). Steps 08-16.
+enum class block_order : int { row, column, zigzag };
+struct block_walk {
+  block_order order = block_order::row;
+  std::int64_t column_width = 1;  // columns of C a band (Column, Zigzag); from the GPU's L2 unless chosen
+};
+// order, column_width, cache. The model's width needs the cache: the launch's L2 for a CUDA step.
+block_walk block_walk_of(const problem& p, const launch_context& launch);
+
+// CPU step 02's square tile and step 03's band of columns, sized for this CPU's cache unless chosen.
+std::int64_t host_tile_of(const launch_context& launch);                        // tile, cache
+std::int64_t host_column_width_of(const problem& p, const launch_context& launch);  // column_width, cache
+
+// Step 08's block tile: the chosen one, else the architecture's default (the lab writes the tuning
+// file's choice into the settings when `swath tune gemm` has made one).
+tile_policy tile_policy_of(const launch_context& launch);
+
+// Step 11's persistent grid: the chosen block count, or 0 for one block per resident slot.
+std::int64_t persistent_blocks_of(const launch_context& launch);
+
+// Whether a step takes one of its paths: when it pays (automatic), always, or never. strip (12),
+// narrow (13), tma (14).
+enum class path_choice : int { automatic, always, never };
+path_choice path_of(const launch_context& launch, const parameter& record);
+
+// Step 16: the tail's shares weighted by when each SM frees and how fast it runs (fastest; where the
+// parts of a tile meet moves from run to run, and with it the last bits), or even (the same bits on
+// every run).
+bool weighted_shares_of(const launch_context& launch);
+
+}  // namespace swath::gemm
