@@ -143,7 +143,7 @@ TEST_P(GpuStencilVariant, TakesTheUsersWeights) {
 // where they lie and from 16 bytes past a sector, so that every row changes sides. Planes of an odd
 // number of 16 bytes (132 x 19 floats, 70 x 45 doubles) and of an even one (260 x 10 floats, 70 x 10
 // doubles) turn the parity from plane to plane or not: with both addresses, each of the four layouts
-// 09 compiles a float kernel for (tma_planes.cuh, Parity) runs, and double's layout read at run time
+// 09 compiles a float kernel for (tma_ring/, Parity) runs, and double's layout read at run time
 // meets all four. 08 stores the rows that start mid-sector a vector to the left (AlignedStores) where
 // the last tile column has a vector to spare: 252 floats and 126 doubles leave it exactly one vector
 // past the last tile's end, and rows whole tiles wide pitched to an odd number of 16 bytes (128 floats
@@ -208,7 +208,7 @@ TEST(GpuStencilSplitRows, ReadGridsThatStartOnASectorOr16BytesPastOne) {
 }
 
 // Steps 08 and 09 launch a plane wider than one wave of blocks as groups of tile rows, each group's
-// z-chunks in turn (tma_planes.cuh). Told the device has 1 or 2 SMs, they group even small grids:
+// z-chunks in turn (tma_ring/). Told the device has 1 or 2 SMs, they group even small grids:
 // one tile row a group, or two with a last group half past the grid (60 doubles and 100 floats wide are
 // one tile column, 45 rows three tile rows of 16), whose blocks must write nothing.
 template <int Step, int Sms>

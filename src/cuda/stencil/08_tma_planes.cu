@@ -8,10 +8,10 @@
 // - Prediction: ~60 warp instructions per 128 points at radius 1, so DRAM-bound.
 // - Outcome (H200): the first form 0.74x of the copy bandwidth (137 instructions); with two rows a warp,
 //   short chunks and line-aligned boxes 0.93x float, 0.94x double; H100 gate 0.974x / 0.977x at 512^3.
-// - The kernel, ring and boundary rules are in tma_planes.cuh, shared with step 09; the whole story:
+// - The kernel, ring and boundary rules are in tma_ring/, shared with step 09; the whole story:
 //   docs/journal/stencil.md, step 08.
 
-#include "tma_planes.cuh"
+#include "tma_ring/dispatch.cuh"
 
 namespace swath::stencil::cuda {
 
@@ -37,7 +37,7 @@ void tma_planes(const problem& p, const operands& x, const launch_context& launc
       // x 300 and 2048 x 1100 x 160 radius 1 by 0.7-1.4 points; radius 2 there lost 0.05-0.4 (H100, the
       // chunk trials in docs/journal/stencil.md). On the H200 5r lost 0.8-1.1 points to 6r.
       const int per_radius = tma::dram_slow_beside_sms() ? 5 : 6;
-      tma::run<T, R, rows, 1, blocks>(p, x, launch, R <= 2 ? per_radius * R : 8 * R);
+      tma::run<T, R, tma::ring_policy{.rows = rows, .planes = 1, .blocks = blocks}>(p, x, launch, R <= 2 ? per_radius * R : 8 * R);
     }
   });
 }

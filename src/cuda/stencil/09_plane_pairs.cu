@@ -10,9 +10,14 @@
 //   16 bytes an SM clock, 96 elsewhere), wave-grouped tile rows. H100, radius 4 float at 512^3: 86.9%
 //   of the copy bandwidth. Every version with its numbers: docs/journal/stencil.md, step 09.
 
-#include "tma_planes.cuh"
+#include "tma_ring/dispatch.cuh"
 
 namespace swath::stencil::cuda {
+
+// Two output planes a step, two tile rows a warp, one block an SM; the halo columns a whole line or a
+// sector wide (tma_ring/policy.cuh).
+constexpr tma::ring_policy line_padded_pairs{.rows = 2, .planes = 2, .blocks = 1, .line_pad = true};
+constexpr tma::ring_policy sector_padded_pairs{.rows = 2, .planes = 2, .blocks = 1, .line_pad = false};
 
 void plane_pairs(const problem& p, const operands& x, const launch_context& launch) {
   const support fits = aligned_wide_star_3d(p);
@@ -27,9 +32,9 @@ void plane_pairs(const problem& p, const operands& x, const launch_context& laun
       const int chunk = tma::dram_slow_beside_sms() ? 40 : 96;
       if constexpr (R == 3 && sizeof(T) == 4) {
         const bool line_aligned_rows = p.grid.width * static_cast<std::int64_t>(sizeof(T)) % 128 == 0;
-        if (line_aligned_rows) return tma::run<T, R, 2, 2, 1, true>(p, x, launch, chunk);
+        if (line_aligned_rows) return tma::run<T, R, line_padded_pairs>(p, x, launch, chunk);
       }
-      tma::run<T, R, 2, 2, 1, false>(p, x, launch, chunk);
+      tma::run<T, R, sector_padded_pairs>(p, x, launch, chunk);
     }
   });
 }
