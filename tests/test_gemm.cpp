@@ -47,6 +47,16 @@ void check_ragged_sizes(const variant& v) {
       ASSERT_EQ(result.checked, p.m * p.n);
     }
   }
+  // Every value of every setting the step declares, at a size no tile divides and at one under a tile.
+  for (const auto& size : {bench::size_spec{{1, 7, 3}}, bench::size_spec{{257, 129, 131}}}) {
+    for (const std::string& setting : testing::each_setting_value(v.info)) {
+      const problem p = make_problem(v, {size, setting});
+      if (!v.supports(p).ok()) continue;
+      const auto result = check_once(v, {size, setting});
+      ASSERT_TRUE(result.passed()) << v.info.name << " " << size.text() << " " << setting << ": " << result.describe();
+      ASSERT_EQ(result.checked, p.m * p.n);
+    }
+  }
 }
 
 // One size with its parameters, for the tests that list their cases.

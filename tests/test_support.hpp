@@ -65,6 +65,24 @@ inline bench::trial_options fresh_options(const variant_info& variant, const std
   return options;
 }
 
+// "key=value" for every literal value other than the default of every setting the row declares (N, X
+// and the free forms are left to the tests that name them): a step's new setting is tested at each of
+// its values without a test of its own.
+inline std::vector<std::string> each_setting_value(const variant_info& variant) {
+  std::vector<std::string> configs;
+  for (const parameter& setting : variant.settings) {
+    std::string_view values = setting.values;
+    while (!values.empty()) {
+      const std::size_t bar = std::min(values.find('|'), values.size());
+      const std::string_view word = values.substr(0, bar);
+      const bool literal = word != "N" && word != "X" && !(word.front() >= 'A' && word.front() <= 'Z');
+      if (literal && word != setting.default_value) configs.push_back(std::string(setting.key) + "=" + std::string(word));
+      values = values.substr(std::min(bar + 1, values.size()));
+    }
+  }
+  return configs;
+}
+
 // One verified run, exactly as the runner does it: poison, run set 0, check.
 inline bench::check_result check_once(const std::unique_ptr<bench::trial>& trial) {
   trial->poison_outputs();
