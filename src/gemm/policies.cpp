@@ -74,6 +74,12 @@ tile_policy tile_policy_of(const launch_context& launch) {
   return *found;
 }
 
+int register_rows_of(const launch_context& launch) {
+  const std::string_view chosen = launch.setting(register_rows_setting);
+  if (chosen == "1" || chosen == "2" || chosen == "4" || chosen == "8") return chosen[0] - '0';
+  throw usage_error("rows=" + std::string(chosen) + ": expected 1, 2, 4 or 8");
+}
+
 std::int64_t persistent_blocks_of(const launch_context& launch) {
   const std::string_view chosen = launch.setting(blocks_setting);
   return chosen == "auto" ? 0 : whole_setting(blocks_setting.key, chosen);

@@ -26,6 +26,7 @@ inline constexpr parameter blocks_setting{"blocks", "auto|N", "auto", "the persi
 inline constexpr parameter strip_setting{"strip", "auto|on|off", "auto", "the last N mod 128 <= 8 columns as a strip of their own; auto: where one strip block an SM pays"};
 inline constexpr parameter narrow_setting{"narrow", "auto|on|off", "auto", "256 x 96 tiles; auto: where they fill the SMs' waves and 256 x 128 do not"};
 inline constexpr parameter tma_setting{"tma", "auto|on|off", "auto", "the copy engine's kernels; auto: where 256 x 128 tiles make two or more full waves"};
+inline constexpr parameter register_rows_setting{"rows", "1|2|4|8", "8", "rows of C a thread's register tile holds (32 columns wide)"};
 inline constexpr parameter shares_setting{"shares", "weighted|even", "weighted", "the tail's shares: weighted by when each SM frees (fastest), or even (the same bits every run)"};
 
 // ---- The policies ------------------------------------------------------------------------------
@@ -50,6 +51,10 @@ tile_policy tile_policy_of(const launch_context& launch);
 
 // Step 11's persistent grid: the chosen block count, or 0 for one block per resident slot.
 std::int64_t persistent_blocks_of(const launch_context& launch);
+
+// CPU step 04's register tile: rows of C × 32 columns. Default 8: the fastest on a 2-vCPU AVX-512 Xeon
+// (docs/journal/gemm.md, "CPU step 04").
+int register_rows_of(const launch_context& launch);
 
 // Whether a step takes one of its paths: when it pays (automatic), always, or never. strip (12),
 // narrow (13), tma (14).

@@ -16,11 +16,13 @@ using enum ceiling_kind;
 // through the step it falls back to (16 and 15 -> 13, 14 -> 13 -> 12 -> 11 -> 10).
 constexpr parameter tile = tile_setting, column_width = column_width_setting, cache = cache_setting,
                     order = order_setting, policy = policy_setting, blocks = blocks_setting,
-                    strip = strip_setting, narrow = narrow_setting, tma = tma_setting, shares = shares_setting;
+                    strip = strip_setting, narrow = narrow_setting, tma = tma_setting, shares = shares_setting,
+                    rows = register_rows_setting;
 
-constexpr parameter every_setting[] = {tile, column_width, cache, order, policy, blocks, strip, narrow, tma, shares};
+constexpr parameter every_setting[] = {tile, column_width, cache, rows, order, policy, blocks, strip, narrow, tma, shares};
 constexpr parameter tiled_settings[] = {tile, cache};
 constexpr parameter column_settings[] = {column_width, cache};
+constexpr parameter register_tile_settings[] = {column_width, cache, rows};
 constexpr parameter tunable_settings[] = {order, column_width, cache, policy};
 constexpr parameter ordered_settings[] = {order, column_width, cache};
 constexpr parameter stream_k_settings[] = {order, column_width, cache, blocks};
@@ -34,6 +36,7 @@ const variant table[] = {
   {{"gemm/cpu/01_naive",        cpu, "triple loop, k innermost, rows among OpenMP threads",     "sgemm", per_k, false, host_memory}, any_gemm, cpu::naive, gemm_work},
   {{"gemm/cpu/02_tiled",        cpu, "square cache tiles, i-k-j inside, tiles among threads",   "sgemm", per_k, false, host_memory, tiled_settings}, plain_gemm, cpu::tiled, gemm_work},
   {{"gemm/cpu/03_column",       cpu, "column bands of B and C, width c = M / (u K)",            "sgemm", per_k, false, host_memory, column_settings}, plain_gemm, cpu::column, gemm_work},
+  {{"gemm/cpu/04_register_tile", cpu, "03's bands, rows x 32 tiles of C summed in registers over all of K", "sgemm", per_k, false, host_memory, register_tile_settings}, plain_gemm, cpu::register_tile, gemm_work},
 #if SWATH_WITH_CUDA
   {{"gemm/cuda/01_naive",       cuda, "the seed's kernel: one thread per C element, warps down C's columns", "sgemm", per_k, false, device_memory}, any_gemm, cuda::naive, gemm_work},
   {{"gemm/cuda/02_coalesced",   cuda, "warps along C's rows: B and C accesses coalesced, no transpose",      "sgemm", per_k, false, device_memory}, any_gemm, cuda::coalesced, gemm_work},

@@ -14,6 +14,7 @@ namespace swath::gemm::cpu {
 void naive(const problem&, const operands&, const launch_context&);            // 01_naive.cpp
 void tiled(const problem&, const operands&, const launch_context&);            // 02_tiled.cpp
 void column(const problem&, const operands&, const launch_context&);           // 03_column.cpp
+void register_tile(const problem&, const operands&, const launch_context&);    // 04_register_tile.cpp
 void openblas(const problem&, const operands&, const launch_context&);         // vendor_openblas.cpp
 }  // namespace swath::gemm::cpu
 
