@@ -167,12 +167,20 @@ TEST(GpuLibrary, MixedHostAndDeviceOperandsAreRefused) {
 // --- two streams, two devices -------------------------------------------------------------------------------
 
 // One SGEMM problem in device memory: inputs, a poisoned C, the bits it must end with.
+// A product and the settings its step runs it with.
+struct gemm_case {
+  gemm::problem p;
+  chosen_settings settings;
+};
+
 struct device_gemm {
   gemm::problem p;
+  std::shared_ptr<const chosen_settings> settings;
   device_copy<float> a, b, c;
   std::vector<float> expected;
-  device_gemm(const gemm::problem& problem, std::mt19937_64& draw)
-      : p(problem),
+  device_gemm(const gemm_case& chosen, std::mt19937_64& draw)
+      : p(chosen.p),
+        settings(std::make_shared<const chosen_settings>(chosen.settings)),
         a(random_floats(draw, gemm::rows_of_a(p) * p.lda)),
         b(random_floats(draw, gemm::rows_of_b(p) * p.ldb)),
         c(std::vector<float>(static_cast<std::size_t>(p.m * p.ldc), NAN)) {}
@@ -182,29 +190,31 @@ struct device_gemm {
   }
 };
 
-gemm::problem problem_of(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b) {
-  gemm::problem p;
-  p.m = m, p.n = n, p.k = k, p.trans_a = trans_a, p.trans_b = trans_b;
-  p.lda = trans_a ? m : k, p.ldb = trans_b ? k : n, p.ldc = n;
-  p.copy_engine = gemm::problem::path_choice::always;  // steps 14-16 on their own kernels, whatever the size
-  p.weighted_shares = false;                            // the same bits every run
-  return p;
+// Steps 14-16 on their own kernels whatever the size (tma=on), with the same bits every run
+// (shares=even); blocks=N where given.
+gemm_case case_of(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b, const char* blocks = nullptr) {
+  gemm_case c;
+  c.p.m = m, c.p.n = n, c.p.k = k, c.p.trans_a = trans_a, c.p.trans_b = trans_b;
+  c.p.lda = trans_a ? m : k, c.p.ldb = trans_b ? k : n, c.p.ldc = n;
+  c.settings = {{"tma", "on"}, {"shares", "even"}};
+  if (blocks != nullptr) c.settings.emplace("blocks", blocks);
+  return c;
 }
 
 // The sizes: large enough that step 16 splits a last wave over every SM, unless SWATH_SMALL_GPU_TESTS is
 // set (the sanitizers' runs), where a 16-block grid cuts the tail instead.
-std::vector<gemm::problem> two_stream_problems() {
-  const bool small = std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr;
-  gemm::problem first = small ? problem_of(520, 390, 200, true, false) : problem_of(4096, 4096, 512, true, false);
-  gemm::problem second = small ? problem_of(300, 650, 130, false, true) : problem_of(3000, 4100, 333, false, true);
-  if (small) first.persistent_blocks = 16, second.persistent_blocks = 12;
-  return {first, second};
+std::vector<gemm_case> two_stream_problems() {
+  if (std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr) {
+    return {case_of(520, 390, 200, true, false, "16"), case_of(300, 650, 130, false, true, "12")};
+  }
+  return {case_of(4096, 4096, 512, true, false), case_of(3000, 4100, 333, false, true)};
 }
 
 void run_step(const gemm::variant& v, device_gemm& g, cudaStream_t stream) {
   launch_context launch;
   launch.stream = stream;
   launch.sm_count = query_gpu()->sm_count;
+  launch.settings = g.settings;
   v.run(g.p, gemm::operands{g.a.data(), g.b.data(), g.c.data()}, launch);
 }
 
@@ -213,7 +223,7 @@ TEST(GpuLibraryStreams, StepsWithWorkspacesGiveTheSerialBitsOnTwoStreamsAtOnce) 
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 draw(seed);
-  const std::vector<gemm::problem> problems = two_stream_problems();
+  const std::vector<gemm_case> problems = two_stream_problems();
   for (const char* name : {"gemm/cuda/14_copy_engine", "gemm/cuda/15_producer_warp", "gemm/cuda/16_balanced_tail", "gemm/cuda/auto"}) {
     SCOPED_TRACE(name);
     const gemm::variant& v = gemm::find_variant(name);
@@ -257,7 +267,7 @@ TEST(GpuLibraryStreams, TwoDevicesAtOnceGiveTheSerialBits) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 draw(seed);
-  const gemm::problem p = two_stream_problems()[0];
+  const gemm_case p = two_stream_problems()[0];
   struct on_device {
     std::unique_ptr<device_gemm> g;
     cudaStream_t stream = nullptr;
@@ -267,7 +277,7 @@ TEST(GpuLibraryStreams, TwoDevicesAtOnceGiveTheSerialBits) {
     EXPECT_CUDA(cudaSetDevice(d));
     EXPECT_CUDA(cudaStreamCreateWithFlags(&per[d].stream, cudaStreamNonBlocking));
     std::mt19937_64 same(seed);  // the same inputs on both devices
-    per[d].g = std::make_unique<device_gemm>(p, same);
+    per[d].g = std::make_unique<device_gemm>(p, same);  // the library call below picks its own settings
   }
   EXPECT_CUDA(cudaSetDevice(0));
   const auto call = [&](on_device& o) {
