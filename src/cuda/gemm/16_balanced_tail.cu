@@ -115,6 +115,8 @@ __device__ __forceinline__ tail_context& held_context() {
 // records, in the same order of operations. It falls back to the even split (returns false) unless
 // every one of the shares' SMs ran at least two whole tiles and every share keeps between
 // smallest_share slices and a tile.
+// Longer than a screen, on purpose: one warp's plan of every share from the SMs'
+// measured starts is one computation (sort, prefix, cut); each part needs the previous one's registers.
 __device__ bool plan_weighted_shares(const tail_plan& plan, std::int64_t grid, const unsigned long long (&first)[max_sms],
                                      const unsigned long long (&last)[max_sms], const unsigned (&count)[max_sms],
                                      int (&rank_of)[max_sms], std::int64_t* bounds) {
@@ -206,6 +208,9 @@ __device__ bool piece_of(const tail_plan& plan, const std::int64_t* bounds, int 
 // having put the problem, C and the plan there): with weighted shares its SM's first piece nobody
 // holds yet, else (even shares, or its SM's pieces taken) the first piece nobody holds; count 0 when
 // none is left. Not inlined: its registers stay out of the slice loop's allocation.
+// Longer than a screen, on purpose: it is kept out of line (noinline) so that
+// the slice loop's schedule does not move with it (docs/journal/gemm.md, step 16 v3: ±1-3% of the product);
+// what it does is one sequence, plan then piece, and splitting it further adds calls on every tail block.
 __device__ __noinline__ void claim_piece() {
   tail_context& context = held_context();
   const int t = static_cast<int>(threadIdx.x), warp = t / 32, lane = t % 32;

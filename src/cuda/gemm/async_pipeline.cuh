@@ -62,6 +62,8 @@ struct slice_copier {
   // Copies the slice at (depth0, wide0), `depth_count` ≤ Deep deep, into the panel at shared address
   // `panel`. Checked: elements outside the matrix or past depth_count arrive as zeros; unchecked: the
   // caller knows the whole slice lies inside.
+  // Longer than a screen, on purpose: the three copy modes are one switch over compile-time branches, so
+  // that each instantiation is one straight path; the SGEMM loops' digests are of this code.
   template <bool Checked, copy_mode Mode>
   __device__ __forceinline__ static void copy(const operand_view& v, std::int64_t depth0,
                                               std::int64_t wide0, int depth_count, unsigned panel) {
@@ -193,6 +195,8 @@ struct slice_split {
 // tile at (i0, j0): the copies run Stages - 1 slices ahead of the FMAs. The caller has passed a
 // barrier since anyone last read `stages`; on return no copy is in flight, but other warps may still
 // read `stages` until the next barrier.
+// Longer than a screen, on purpose: the pipeline's prologue, steady state and drain share
+// its stage indices and sums; the loop digests (make sass) of steps 10-13 are of this body.
 template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages, copy_mode AMode, copy_mode BMode>
 __device__ __forceinline__ void accumulate_slices(const operand_view& a, const operand_view& b, float* stages,
                                                   std::int64_t k, std::int64_t i0, std::int64_t j0,

@@ -41,6 +41,8 @@ struct config {
   static constexpr int min_blocks = S == shape::star && (sizeof(T) == 4 || R <= 2) ? 6 : 4;
 };
 
+// Longer than a screen, on purpose: the z-window of registers spans the whole march (the step's point),
+// and the figures in docs/journal/stencil.md are of this body as compiled.
 template <class T, int R, shape S, int Dims>
 __global__ void __launch_bounds__(config<T, R, S, Dims>::bx* config<T, R, S, Dims>::by, config<T, R, S, Dims>::min_blocks)
     streaming_kernel(const T* __restrict__ in, T* __restrict__ out, frame f, T edge_value, int z_chunk,

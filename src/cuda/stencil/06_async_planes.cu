@@ -42,6 +42,8 @@ struct config {
   static constexpr int min_blocks = rows == 1 ? 6 : (sizeof(T) == 8 && R >= 2 ? 3 : 4);
 };
 
+// Longer than a screen, on purpose: the copies in flight and the registers they feed span the whole
+// march, and the figures in docs/journal/stencil.md are of this body as compiled.
 template <class T, int R, shape S, int Dims>
 __global__ void __launch_bounds__(config<T, R, S, Dims>::threads, config<T, R, S, Dims>::min_blocks)
     async_planes_kernel(const T* __restrict__ in, T* __restrict__ out, frame f, T edge_value, int z_chunk,

@@ -44,6 +44,8 @@ struct config {
   static_assert(side <= threads, "one halo column element per thread");
 };
 
+// Longer than a screen, on purpose: the window's registers live from the first plane to the last, and
+// the figures in docs/journal/stencil.md are of this body as compiled; splitting it is a measured change.
 template <class T, int R, int Dims>
 __global__ void __launch_bounds__(config<T, R, Dims>::threads, config<T, R, Dims>::min_blocks)
     vector_planes_kernel(const T* __restrict__ in, T* __restrict__ out, frame f, T edge_value, int z_chunk, int unit,

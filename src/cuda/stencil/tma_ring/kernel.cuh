@@ -71,6 +71,10 @@ struct row_parity {
 // a diagnostic build that only moved the stores (docs/journal/stencil.md): 08 at radius 1 in float at
 // 508 x 509 x 511 on an H100, 93.75% -> ~94.4% of the copy bandwidth. Measured, alternately with the
 // unshifted kernel: 93.85% -> 94.5%, radius 2 90.4% -> 90.65%, double (rows on sectors) and 512^3 unchanged.
+// Longer than a screen, on purpose: the producer's loop and the compute warps' march share the ring's
+// slot and phase arithmetic, and every measured figure of steps 08-09 (docs/journal/stencil.md) is of this
+// body as ptxas scheduled it; a split into inlined functions is a change to be measured, not a tidy-up.
+
 template <class T, int R, int Rows, int Planes, int Blocks, bool LinePad, bool SplitRows, bool PartialVectors, int Parity = -1,
           bool AlignedStores = false>
 __global__ void __launch_bounds__(config<T, R, Rows, Planes, Blocks, LinePad, SplitRows>::threads, Blocks)
