@@ -1,0 +1,198 @@
+// swath._swath: the library's calls for Python. The Python layer (python/swath/__init__.py) reads each
+// array's pointer, shape, strides and device from its __cuda_array_interface__ or __array_interface__
+// (so no array is copied), checks them, allocates outputs in the caller's framework and picks the
+// stream; these functions take those numbers and call the library with the GIL released.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "swath/core/device.hpp"
+#include "swath/swath.hpp"
+#if SWATH_WITH_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace nb = nanobind;
+
+namespace {
+
+template <class T>
+T* pointer(std::uintptr_t address) {
+  return reinterpret_cast<T*>(address);
+}
+swath::stream_t stream_of(std::uintptr_t handle) { return reinterpret_cast<swath::stream_t>(handle); }
+
+// Runs a library call without the GIL; swath::usage_error becomes ValueError (std::invalid_argument),
+// any other swath::error RuntimeError.
+template <class Call>
+void released(Call&& call) {
+  nb::gil_scoped_release unlocked;
+  try {
+    call();
+  } catch (const swath::usage_error& e) {
+    throw std::invalid_argument(e.what());
+  }
+}
+
+swath::stencil::shape shape_of(const std::string& name) {
+  if (name == "star") return swath::stencil::shape::star;
+  if (name == "box") return swath::stencil::shape::box;
+  throw std::invalid_argument("shape: expected 'star' or 'box', got '" + name + "'");
+}
+
+swath::stencil::boundary boundary_of(const std::string& name) {
+  if (name == "clamp") return swath::stencil::boundary::clamp;
+  if (name == "copy") return swath::stencil::boundary::copy;
+  if (name == "constant") return swath::stencil::boundary::constant;
+  if (name == "periodic") return swath::stencil::boundary::periodic;
+  throw std::invalid_argument("boundary: expected 'clamp', 'copy', 'constant' or 'periodic', got '" + name + "'");
+}
+
+// The stream `consumer` waits (on the device, not the host) for the work queued so far on `producer`:
+// what __cuda_array_interface__ v3 asks of a consumer whose stream differs from the array's.
+void stream_wait(std::uintptr_t consumer, std::uintptr_t producer) {
+#if SWATH_WITH_CUDA
+  if (consumer == producer) return;
+  nb::gil_scoped_release unlocked;
+  cudaEvent_t done = nullptr;
+  if (cudaEventCreateWithFlags(&done, cudaEventDisableTiming) != cudaSuccess ||
+      cudaEventRecord(done, reinterpret_cast<cudaStream_t>(producer)) != cudaSuccess ||
+      cudaStreamWaitEvent(reinterpret_cast<cudaStream_t>(consumer), done, 0) != cudaSuccess) {
+    if (done != nullptr) cudaEventDestroy(done);
+    throw std::runtime_error(std::string("swath: ordering the array's stream before the call's failed: ") +
+                             cudaGetErrorString(cudaGetLastError()));
+  }
+  cudaEventDestroy(done);  // released once the wait has been queued; the wait stays
+#else
+  (void)consumer, (void)producer;
+#endif
+}
+
+nb::dict info() {
+  nb::dict d;
+  d["version"] = swath::build::version;
+  d["cuda"] = static_cast<bool>(SWATH_WITH_CUDA);
+  d["cuda_architectures"] = std::string(swath::build::cuda_architecture_list);
+  nb::list gpus;
+#if SWATH_WITH_CUDA
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    count = 0;
+  }
+  for (int device = 0; device < count; ++device) {
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, device) != cudaSuccess) continue;
+    nb::dict g;
+    g["index"] = device;
+    g["name"] = std::string(p.name);
+    g["compute_capability"] = std::to_string(p.major) + "." + std::to_string(p.minor);
+    g["sm_count"] = p.multiProcessorCount;
+    g["memory_bytes"] = static_cast<std::int64_t>(p.totalGlobalMem);
+    g["l2_bytes"] = p.l2CacheSize;
+    gpus.append(g);
+  }
+#endif
+  d["gpus"] = gpus;
+  const swath::cpu_info cpu = swath::query_cpu();
+  nb::dict c;
+  c["model"] = cpu.model;
+  c["logical_cores"] = cpu.logical_cores;
+  c["openmp_threads"] = cpu.openmp_threads;
+  c["l2_bytes"] = static_cast<std::int64_t>(cpu.l2_bytes);
+  c["l3_bytes"] = static_cast<std::int64_t>(cpu.l3_bytes);
+  d["cpu"] = c;
+  return d;
+}
+
+}  // namespace
+
+NB_MODULE(_swath, m) {
+  m.doc() = "swath's library calls on raw pointers; use the swath package, which checks and prepares arrays";
+  m.def("info", &info);
+  m.attr("with_cuda") = static_cast<bool>(SWATH_WITH_CUDA);
+  m.def("stream_wait", &stream_wait);
+  m.def("sgemm", [](bool trans_a, bool trans_b, std::int64_t rows, std::int64_t cols, std::int64_t depth, float alpha,
+                    std::uintptr_t a, std::int64_t lda, std::uintptr_t b, std::int64_t ldb, float beta, std::uintptr_t c,
+                    std::int64_t ldc, std::uintptr_t stream) {
+    released([&] {
+      swath::sgemm(trans_a ? swath::op::transpose : swath::op::none, trans_b ? swath::op::transpose : swath::op::none, rows,
+                   cols, depth, alpha, pointer<const float>(a), lda, pointer<const float>(b), ldb, beta, pointer<float>(c), ldc,
+                   stream_of(stream));
+    });
+  });
+  // One sweep, in -> out.
+  m.def("stencil", [](std::uintptr_t in, std::uintptr_t out, bool f64, std::int64_t width, std::int64_t height,
+                      std::int64_t depth, std::int64_t row_pitch, int dims, int radius, const std::string& form,
+                      const std::string& edge, double edge_value, const std::vector<double>& weights, std::uintptr_t stream) {
+    const swath::stencil::grid_layout grid{width, height, depth, row_pitch, dims};
+    const swath::stencil::operator_spec op{shape_of(form), radius, boundary_of(edge), edge_value, weights};
+    released([&] {
+      if (f64) {
+        swath::stencil::apply(pointer<const double>(in), pointer<double>(out), grid, op, stream_of(stream));
+      } else {
+        swath::stencil::apply(pointer<const float>(in), pointer<float>(out), grid, op, stream_of(stream));
+      }
+    });
+  });
+  // `sweeps` sweeps ping-ponging between a (the input) and b; returns the one that holds the result.
+  m.def("stencil_iterate", [](std::uintptr_t a, std::uintptr_t b, bool f64, std::int64_t width, std::int64_t height,
+                              std::int64_t depth, std::int64_t row_pitch, int dims, int radius, const std::string& form,
+                              const std::string& edge, double edge_value, const std::vector<double>& weights, int sweeps,
+                              std::uintptr_t stream) {
+    const swath::stencil::grid_layout grid{width, height, depth, row_pitch, dims};
+    const swath::stencil::operator_spec op{shape_of(form), radius, boundary_of(edge), edge_value, weights};
+    std::uintptr_t result = a;
+    released([&] {
+      result = f64 ? reinterpret_cast<std::uintptr_t>(
+                         swath::stencil::iterate(pointer<double>(a), pointer<double>(b), grid, op, sweeps, stream_of(stream)))
+                   : reinterpret_cast<std::uintptr_t>(
+                         swath::stencil::iterate(pointer<float>(a), pointer<float>(b), grid, op, sweeps, stream_of(stream)));
+    });
+    return result;
+  });
+  m.def("histogram_bytes", [](std::uintptr_t bytes, std::int64_t n, std::uintptr_t counts, std::uintptr_t stream) {
+    released([&] { swath::histogram::count(pointer<const std::uint8_t>(bytes), n, pointer<std::uint64_t>(counts), stream_of(stream)); });
+  });
+  m.def("histogram_binned", [](std::uintptr_t samples, bool floats, std::int64_t n, int bins, double lo, double hi,
+                               std::uintptr_t counts, std::uintptr_t stream) {
+    released([&] {
+      if (floats) {
+        swath::histogram::count(pointer<const float>(samples), n, bins, lo, hi, pointer<std::uint64_t>(counts), stream_of(stream));
+      } else {
+        swath::histogram::count(pointer<const std::int32_t>(samples), n, bins, lo, hi, pointer<std::uint64_t>(counts),
+                                stream_of(stream));
+      }
+    });
+  });
+  m.def("vector_add", [](std::uintptr_t a, std::uintptr_t b, std::uintptr_t c, std::int64_t n, std::uintptr_t stream) {
+    released([&] { swath::vector_add(pointer<const float>(a), pointer<const float>(b), pointer<float>(c), n, stream_of(stream)); });
+  });
+  // The host time of one swath::vector_add call made from C++, averaged over `calls` calls (seconds): the
+  // baseline of bench/python/compare.py's per-call overhead.
+  m.def("time_vector_add_calls", [](std::uintptr_t a, std::uintptr_t b, std::uintptr_t c, std::int64_t n, int calls,
+                                    std::uintptr_t stream) {
+    double seconds = 0;
+    released([&] {
+      const auto start = std::chrono::steady_clock::now();
+      for (int i = 0; i < calls; ++i) {
+        swath::vector_add(pointer<const float>(a), pointer<const float>(b), pointer<float>(c), n, stream_of(stream));
+      }
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / std::max(calls, 1);
+    });
+    return seconds;
+  });
+  m.def("matrix_add", [](std::uintptr_t a, std::uintptr_t b, std::uintptr_t c, std::int64_t rows, std::int64_t cols,
+                         std::int64_t ld, std::uintptr_t stream) {
+    released([&] {
+      swath::matrix_add(pointer<const float>(a), pointer<const float>(b), pointer<float>(c), rows, cols, ld, stream_of(stream));
+    });
+  });
+}
