@@ -32,11 +32,6 @@ def info() -> dict:
 
 # ---- helpers --------------------------------------------------------------------------------------
 
-def _require(condition: bool, error: type, message: str) -> None:
-    if not condition:
-        raise error(message)
-
-
 def _same_place(views: Sequence[_arrays.View], names: Sequence[str]) -> None:
     """All on the host, or all on one GPU; and a GPU array only where this build has the CUDA backend."""
     first = views[0]
@@ -109,18 +104,21 @@ def sgemm(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, 
         _ndim(v, name, [2])
     op_a, m, k, lda = _stored(va, "a", bool(trans_a))
     op_b, k_b, n, ldb = _stored(vb, "b", bool(trans_b))
-    _require(k == k_b, ValueError, f"b: op(a) is {m} x {k} and op(b) {k_b} x {n}: the inner dimensions differ")
+    if not (k == k_b):
+        raise ValueError(f"b: op(a) is {m} x {k} and op(b) {k_b} x {n}: the inner dimensions differ")
     views, names = [va, vb], ["a", "b"]
     _same_place(views, names)
     if c is None:
-        _require(beta == 0, ValueError, "c: beta != 0 reads C; pass c")
+        if not (beta == 0):
+            raise ValueError("c: beta != 0 reads C; pass c")
         c = _arrays.empty(va, (m, n), "float32")
     vc = _arrays.view(c, "c")
     _dtype(vc, "c", ["float32"])
     _ndim(vc, "c", [2])
-    _require(vc.shape == (m, n), ValueError, f"c: expected shape ({m}, {n}), got {vc.shape}")
-    _require(vc.row_major() and (m <= 1 or vc.strides[0] >= n), ValueError,
-             f"c: strides {vc.strides} (elements): C must be row-major (its last stride 1)")
+    if not (vc.shape == (m, n)):
+        raise ValueError(f"c: expected shape ({m}, {n}), got {vc.shape}")
+    if not (vc.row_major() and (m <= 1 or vc.strides[0] >= n)):
+        raise ValueError(f"c: strides {vc.strides} (elements): C must be row-major (its last stride 1)")
     ldc = max(vc.strides[0] if m > 1 else n, n, 1)
     views.append(vc)
     names.append("c")
@@ -136,14 +134,16 @@ def sgemm(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, 
 def _grid(v: _arrays.View, name: str) -> Tuple[int, int, int, int, int]:
     """(width, height, depth, row pitch, dims) of a 2D (rows, columns) or 3D (planes, rows, columns) grid."""
     dims = len(v.shape)
-    _require(v.row_major(), ValueError, f"{name}: its last dimension must be contiguous (strides {v.strides})")
+    if not (v.row_major()):
+        raise ValueError(f"{name}: its last dimension must be contiguous (strides {v.strides})")
     height, width = v.shape[-2], v.shape[-1]
     pitch = v.strides[-2] if height > 1 else width
-    _require(pitch >= width, ValueError, f"{name}: rows {pitch} elements apart overlap (a row holds {width})")
+    if not (pitch >= width):
+        raise ValueError(f"{name}: rows {pitch} elements apart overlap (a row holds {width})")
     depth = v.shape[0] if dims == 3 else 1
     if dims == 3 and depth > 1:
-        _require(v.strides[0] == pitch * height, ValueError,
-                 f"{name}: planes must be rows x pitch apart ({pitch * height} elements), got {v.strides[0]}")
+        if not (v.strides[0] == pitch * height):
+            raise ValueError(f"{name}: planes must be rows x pitch apart ({pitch * height} elements), got {v.strides[0]}")
     return width, height, depth, pitch, dims
 
 
@@ -161,19 +161,24 @@ def stencil(x: Any, radius: int = 1, shape: str = "star", weights: Optional[Sequ
     _dtype(vx, "x", ["float32", "float64"])
     _ndim(vx, "x", [2, 3])
     width, height, depth, pitch, dims = _grid(vx, "x")
-    _require(isinstance(steps, int) and steps >= 0, ValueError, f"steps: expected a whole number >= 0, got {steps!r}")
-    _require(1 <= int(radius) <= 4, ValueError, f"radius: expected 1-4, got {radius}")
-    _require(shape in ("star", "box"), ValueError, f"shape: expected 'star' or 'box', got {shape!r}")
-    _require(boundary in ("clamp", "copy", "constant", "periodic"), ValueError,
-             f"boundary: expected 'clamp', 'copy', 'constant' or 'periodic', got {boundary!r}")
+    if not (isinstance(steps, int) and steps >= 0):
+        raise ValueError(f"steps: expected a whole number >= 0, got {steps!r}")
+    if not (1 <= int(radius) <= 4):
+        raise ValueError(f"radius: expected 1-4, got {radius}")
+    if not (shape in ("star", "box")):
+        raise ValueError(f"shape: expected 'star' or 'box', got {shape!r}")
+    if not (boundary in ("clamp", "copy", "constant", "periodic")):
+        raise ValueError(f"boundary: expected 'clamp', 'copy', 'constant' or 'periodic', got {boundary!r}")
     _same_place([vx], ["x"])
     if out is None:
         out = _arrays.empty(vx, vx.shape, vx.dtype, vx.strides)
     vo = _arrays.view(out, "out")
-    _require(vo.dtype == vx.dtype, TypeError, f"out: expected dtype {vx.dtype}, got {vo.dtype}")
-    _require(vo.shape == vx.shape, ValueError, f"out: expected shape {vx.shape}, got {vo.shape}")
-    _require(_grid(vo, "out") == (width, height, depth, pitch, dims), ValueError,
-             f"out: expected the same strides as x {vx.strides}, got {vo.strides}")
+    if not (vo.dtype == vx.dtype):
+        raise TypeError(f"out: expected dtype {vx.dtype}, got {vo.dtype}")
+    if not (vo.shape == vx.shape):
+        raise ValueError(f"out: expected shape {vx.shape}, got {vo.shape}")
+    if not (_grid(vo, "out") == (width, height, depth, pitch, dims)):
+        raise ValueError(f"out: expected the same strides as x {vx.strides}, got {vo.strides}")
     views = [vx, vo]
     scratch = None
     if steps > 1:
@@ -213,20 +218,25 @@ def histogram(x: Any, bins: int = 256, range: Optional[Tuple[float, float]] = No
     """
     vx = _arrays.view(x, "x")
     _dtype(vx, "x", ["uint8", "int32", "float32"])
-    _require(vx.contiguous(), ValueError, f"x: the samples must be contiguous (strides {vx.strides})")
+    if not (vx.contiguous()):
+        raise ValueError(f"x: the samples must be contiguous (strides {vx.strides})")
     n = 1
     for extent in vx.shape:
         n *= extent
     bins = int(bins)
     if vx.dtype == "uint8":
-        _require(bins == 256, ValueError, f"bins: uint8 samples take 256 bins, got {bins}")
-        _require(range is None or tuple(range) == (0, 256), ValueError,
-                 f"range: uint8 samples count over (0, 256), got {range}")
+        if not (bins == 256):
+            raise ValueError(f"bins: uint8 samples take 256 bins, got {bins}")
+        if not (range is None or tuple(range) == (0, 256)):
+            raise ValueError(f"range: uint8 samples count over (0, 256), got {range}")
     else:
-        _require(range is not None, ValueError, f"range: {vx.dtype} samples need range=(lo, hi)")
-        _require(bins >= 1, ValueError, f"bins: expected >= 1, got {bins}")
+        if not (range is not None):
+            raise ValueError(f"range: {vx.dtype} samples need range=(lo, hi)")
+        if not (bins >= 1):
+            raise ValueError(f"bins: expected >= 1, got {bins}")
         lo, hi = (float(r) for r in range)
-        _require(lo < hi, ValueError, f"range: expected lo < hi, got ({lo}, {hi})")
+        if not (lo < hi):
+            raise ValueError(f"range: expected lo < hi, got ({lo}, {hi})")
     _same_place([vx], ["x"])
     counts = _arrays.empty(vx, (bins + 1,), "int64")
     vc = _arrays.view(counts, "counts")
@@ -248,15 +258,17 @@ def vector_add(a: Any, b: Any, out: Any = None, stream: Any = None) -> Any:
     for v, name in ((va, "a"), (vb, "b")):
         _dtype(v, name, ["float32"])
         _ndim(v, name, [1])
-        _require(v.contiguous(), ValueError, f"{name}: expected a contiguous vector (stride {v.strides[0]})")
-    _require(va.shape == vb.shape, ValueError, f"b: expected shape {va.shape}, got {vb.shape}")
+        if not (v.contiguous()):
+            raise ValueError(f"{name}: expected a contiguous vector (stride {v.strides[0]})")
+    if not (va.shape == vb.shape):
+        raise ValueError(f"b: expected shape {va.shape}, got {vb.shape}")
     _same_place([va, vb], ["a", "b"])
     if out is None:
         out = _arrays.empty(va, va.shape, "float32")
     vo = _arrays.view(out, "out")
     _dtype(vo, "out", ["float32"])
-    _require(vo.shape == va.shape and vo.contiguous(), ValueError,
-             f"out: expected a contiguous vector of shape {va.shape}, got {vo.shape} with strides {vo.strides}")
+    if not (vo.shape == va.shape and vo.contiguous()):
+        raise ValueError(f"out: expected a contiguous vector of shape {va.shape}, got {vo.shape} with strides {vo.strides}")
     _same_place([va, vb, vo], ["a", "b", "out"])
     handle = _stream(va, [va, vb, vo], stream)
     _swath.vector_add(va.pointer, vb.pointer, vo.pointer, va.shape[0], handle)
@@ -269,8 +281,10 @@ def matrix_add(a: Any, b: Any, out: Any = None, stream: Any = None) -> Any:
     for v, name in ((va, "a"), (vb, "b")):
         _dtype(v, name, ["float32"])
         _ndim(v, name, [2])
-        _require(v.row_major(), ValueError, f"{name}: expected row-major rows (strides {v.strides})")
-    _require(va.shape == vb.shape, ValueError, f"b: expected shape {va.shape}, got {vb.shape}")
+        if not (v.row_major()):
+            raise ValueError(f"{name}: expected row-major rows (strides {v.strides})")
+    if not (va.shape == vb.shape):
+        raise ValueError(f"b: expected shape {va.shape}, got {vb.shape}")
     rows, cols = va.shape
     ld = max(va.strides[0] if rows > 1 else cols, cols, 1)
     _same_place([va, vb], ["a", "b"])
@@ -278,11 +292,12 @@ def matrix_add(a: Any, b: Any, out: Any = None, stream: Any = None) -> Any:
         out = _arrays.empty(va, va.shape, "float32", (ld, 1))
     vo = _arrays.view(out, "out")
     _dtype(vo, "out", ["float32"])
-    _require(vo.shape == va.shape, ValueError, f"out: expected shape {va.shape}, got {vo.shape}")
+    if not (vo.shape == va.shape):
+        raise ValueError(f"out: expected shape {va.shape}, got {vo.shape}")
     for v, name in ((vb, "b"), (vo, "out")):
         other = max(v.strides[0] if rows > 1 else cols, cols, 1)
-        _require(v.row_major() and other == ld, ValueError,
-                 f"{name}: rows {other} elements apart, and a's {ld}: the three share one leading dimension")
+        if not (v.row_major() and other == ld):
+            raise ValueError(f"{name}: rows {other} elements apart, and a's {ld}: the three share one leading dimension")
     _same_place([va, vb, vo], ["a", "b", "out"])
     handle = _stream(va, [va, vb, vo], stream)
     _swath.matrix_add(va.pointer, vb.pointer, vo.pointer, rows, cols, ld, handle)

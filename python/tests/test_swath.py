@@ -314,6 +314,16 @@ def test_vector_and_matrix_add(rng):
         swath.vector_add(positive(rng, 5).astype(np.float64), positive(rng, 5))
 
 
+def test_torch_cpu_tensors_give_torch_tensors(rng):
+    torch = pytest.importorskip("torch")
+    a, b = torch.from_numpy(positive(rng, (33, 17))), torch.from_numpy(positive(rng, (17, 9)))
+    c = swath.sgemm(a, b)
+    assert isinstance(c, torch.Tensor) and not c.is_cuda
+    assert relative_error(c.numpy(), a.double().numpy() @ b.double().numpy()) <= 2 * 19 * 2.0 ** -24
+    counts, outside = swath.histogram(torch.from_numpy(rng.integers(0, 256, 999, dtype=np.uint8)))
+    assert isinstance(counts, torch.Tensor) and int(counts.sum()) == 999 and int(outside) == 0
+
+
 # ---- the GPU: PyTorch and CuPy --------------------------------------------------------------------
 
 @needs_torch_gpu
