@@ -4,6 +4,7 @@
 // stream; these functions take those numbers and call the library with the GIL released.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
@@ -13,7 +14,14 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "swath/core/device.hpp"
+#include "swath/schedule/column.hpp"
+#include "swath/schedule/explain.hpp"
+#include "swath/schedule/row_major.hpp"
+#include "swath/schedule/tiled.hpp"
+#include "swath/schedule/zigzag.hpp"
 #include "swath/swath.hpp"
 #if SWATH_WITH_CUDA
 #include <cuda_runtime.h>
@@ -112,6 +120,20 @@ nb::dict info() {
   return d;
 }
 
+// The visiting order of a traversal over a width x height grid: element i is the linear index (row-major)
+// of the i-th point visited.
+template <class Schedule>
+void fill_order(const Schedule& order, swath::schedule::extent2d grid, std::int64_t* out) {
+  std::int64_t i = 0;
+  order.for_each_run(grid, [&](const swath::schedule::run& r) {
+    if (r.reversed) {
+      for (std::int64_t x = r.x_end - 1; x >= r.x_begin; --x) out[i++] = r.y * grid.width + x;
+    } else {
+      for (std::int64_t x = r.x_begin; x < r.x_end; ++x) out[i++] = r.y * grid.width + x;
+    }
+  });
+}
+
 }  // namespace
 
 NB_MODULE(_swath, m) {
@@ -188,6 +210,58 @@ NB_MODULE(_swath, m) {
       seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / std::max(calls, 1);
     });
     return seconds;
+  });
+  m.def("schedule_order", [](const std::string& kind, std::int64_t width, std::int64_t height, std::int64_t column_width,
+                             std::int64_t tile_width, std::int64_t tile_height, std::uintptr_t out) {
+    const swath::schedule::extent2d grid{width, height};
+    auto* order = pointer<std::int64_t>(out);
+    if (kind == "row_major") return fill_order(swath::schedule::row_major{}, grid, order);
+    if (kind == "tiled") return fill_order(swath::schedule::tiled{tile_width, tile_height}, grid, order);
+    if (kind == "column") return fill_order(swath::schedule::column{column_width}, grid, order);
+    if (kind == "zigzag") return fill_order(swath::schedule::zigzag{column_width}, grid, order);
+    throw std::invalid_argument("kind: expected 'row_major', 'tiled', 'column' or 'zigzag', got '" + kind + "'");
+  });
+  // The cache model on one stencil problem (swath schedule explain's answer), as JSON text.
+  m.def("schedule_explain", [](std::int64_t width, std::int64_t height, int radius, bool box, int element_bytes,
+                               double cache_bytes, const std::string& cache_name, std::int64_t ways, std::int64_t threads,
+                               std::int64_t line_bytes) {
+    swath::schedule::stencil_question q;
+    q.grid = {width, height};
+    q.radius = radius, q.box = box, q.element_bytes = element_bytes, q.cache_bytes = cache_bytes;
+    q.cache_name = cache_name, q.ways = ways, q.threads = threads, q.line_bytes = line_bytes;
+    try {
+      return swath::schedule::explain_stencil(q).dump();
+    } catch (const swath::usage_error& e) {
+      throw std::invalid_argument(e.what());
+    }
+  });
+  // A cache size as swath reads it ("L2", "256K", "2^21", bytes): (bytes, ways).
+  m.def("cache_size", [](const std::string& text) {
+    try {
+      const swath::cache_size size = swath::parse_cache_size(text);
+      return std::make_pair(size.bytes, size.ways);
+    } catch (const swath::usage_error& e) {
+      throw std::invalid_argument(e.what());
+    }
+  });
+  nb::class_<swath::raytracer::scene>(m, "Scene")
+      .def_prop_ro("name", [](const swath::raytracer::scene& s) { return s.name; })
+      .def_prop_ro("spheres", [](const swath::raytracer::scene& s) { return s.spheres.size(); })
+      .def_prop_ro("width", [](const swath::raytracer::scene& s) { return s.defaults.width; })
+      .def_prop_ro("height", [](const swath::raytracer::scene& s) { return s.defaults.height; })
+      .def_prop_ro("samples", [](const swath::raytracer::scene& s) { return s.defaults.samples; });
+  m.def("load_scene", [](const std::string& name_or_path) {
+    try {
+      return swath::raytracer::load_scene(name_or_path);
+    } catch (const swath::usage_error& e) {
+      throw std::invalid_argument(e.what());
+    }
+  });
+  m.def("render", [](const swath::raytracer::scene& s, int width, int height, int samples, std::uintptr_t pixels,
+                     std::uintptr_t stream) {
+    swath::raytracer::render_settings settings = s.defaults;
+    settings.width = width, settings.height = height, settings.samples = samples;
+    released([&] { swath::raytracer::render(s, settings, pointer<swath::raytracer::rgba>(pixels), stream_of(stream)); });
   });
   m.def("matrix_add", [](std::uintptr_t a, std::uintptr_t b, std::uintptr_t c, std::int64_t rows, std::int64_t cols,
                          std::int64_t ld, std::uintptr_t stream) {

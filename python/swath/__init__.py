@@ -20,8 +20,9 @@ from typing import Any, Optional, Sequence, Tuple
 
 from . import _arrays
 from . import _swath
+from . import schedule
 
-__all__ = ["info", "sgemm", "stencil", "histogram", "vector_add", "matrix_add"]
+__all__ = ["info", "sgemm", "stencil", "histogram", "vector_add", "matrix_add", "render", "schedule"]
 
 
 def info() -> dict:
@@ -302,3 +303,44 @@ def matrix_add(a: Any, b: Any, out: Any = None, stream: Any = None) -> Any:
     handle = _stream(va, [va, vb, vo], stream)
     _swath.matrix_add(va.pointer, vb.pointer, vo.pointer, rows, cols, ld, handle)
     return out
+
+
+# ---- render ---------------------------------------------------------------------------------------
+
+def render(scene: Any, width: Optional[int] = None, height: Optional[int] = None, spp: Optional[int] = None,
+           device: str = "cuda", stream: Any = None) -> Any:
+    """Ray-traces a scene of spheres (a name from scenes/, e.g. "spheres", or a scene JSON path) and
+    returns its H x W x 3 linear RGB image, float32: a view of the H x W x 4 RGBA frame the library
+    writes. width, height, spp (samples per pixel): the scene file's unless given. device: "cuda" (a
+    PyTorch tensor, or a CuPy array without PyTorch, on the current device and stream) or "cpu" (NumPy,
+    done on return)."""
+    if device not in ("cuda", "cpu"):
+        raise ValueError(f"device: expected 'cuda' or 'cpu', got {device!r}")
+    loaded = scene if isinstance(scene, _swath.Scene) else _swath.load_scene(str(scene))
+    width = loaded.width if width is None else int(width)
+    height = loaded.height if height is None else int(height)
+    samples = loaded.samples if spp is None else int(spp)
+    if width < 1 or height < 1 or samples < 1:
+        raise ValueError(f"width, height, spp: expected >= 1, got {width}, {height}, {samples}")
+    if device == "cpu":
+        import numpy
+
+        frame = numpy.empty((height, width, 4), dtype=numpy.float32)
+        _swath.render(loaded, width, height, samples, frame.ctypes.data, 0)
+        return frame[:, :, :3]
+    if not _swath.with_cuda:
+        raise ValueError("device: 'cuda', and this build of swath has no CUDA backend (swath.info()['cuda'] is False)")
+    try:
+        import torch
+
+        frame = torch.empty((height, width, 4), dtype=torch.float32, device="cuda")
+    except ImportError:
+        try:
+            import cupy
+        except ImportError:
+            raise ValueError("device: 'cuda' needs PyTorch or CuPy to hold the image") from None
+        frame = cupy.empty((height, width, 4), dtype=cupy.float32)
+    v = _arrays.view(frame, "image")
+    handle = _stream(v, [v], stream)
+    _swath.render(loaded, width, height, samples, v.pointer, handle)
+    return frame[:, :, :3]
