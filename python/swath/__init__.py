@@ -253,17 +253,25 @@ def histogram(x: Any, bins: int = 256, range: Optional[Tuple[float, float]] = No
 
 # ---- elementwise ----------------------------------------------------------------------------------
 
-def vector_add(a: Any, b: Any, out: Any = None, stream: Any = None) -> Any:
-    """out = a + b over 1D float32 arrays of one length (contiguous)."""
+def _addends(a: Any, b: Any, ndim: int) -> Tuple[_arrays.View, _arrays.View]:
+    """a and b of an add: float32, of one shape, contiguous vectors (ndim 1) or row-major rows (2), in
+    one place."""
     va, vb = _arrays.view(a, "a"), _arrays.view(b, "b")
     for v, name in ((va, "a"), (vb, "b")):
         _dtype(v, name, ["float32"])
-        _ndim(v, name, [1])
-        if not (v.contiguous()):
-            raise ValueError(f"{name}: expected a contiguous vector (stride {v.strides[0]})")
-    if not (va.shape == vb.shape):
+        _ndim(v, name, [ndim])
+        if not (v.contiguous() if ndim == 1 else v.row_major()):
+            raise ValueError(f"{name}: expected {'a contiguous vector' if ndim == 1 else 'row-major rows'} "
+                             f"(strides {v.strides})")
+    if va.shape != vb.shape:
         raise ValueError(f"b: expected shape {va.shape}, got {vb.shape}")
     _same_place([va, vb], ["a", "b"])
+    return va, vb
+
+
+def vector_add(a: Any, b: Any, out: Any = None, stream: Any = None) -> Any:
+    """out = a + b over 1D float32 arrays of one length (contiguous)."""
+    va, vb = _addends(a, b, 1)
     if out is None:
         out = _arrays.empty(va, va.shape, "float32")
     vo = _arrays.view(out, "out")
@@ -278,17 +286,9 @@ def vector_add(a: Any, b: Any, out: Any = None, stream: Any = None) -> Any:
 
 def matrix_add(a: Any, b: Any, out: Any = None, stream: Any = None) -> Any:
     """out = a + b over 2D float32 arrays of one shape, row-major, their rows equally far apart."""
-    va, vb = _arrays.view(a, "a"), _arrays.view(b, "b")
-    for v, name in ((va, "a"), (vb, "b")):
-        _dtype(v, name, ["float32"])
-        _ndim(v, name, [2])
-        if not (v.row_major()):
-            raise ValueError(f"{name}: expected row-major rows (strides {v.strides})")
-    if not (va.shape == vb.shape):
-        raise ValueError(f"b: expected shape {va.shape}, got {vb.shape}")
+    va, vb = _addends(a, b, 2)
     rows, cols = va.shape
     ld = max(va.strides[0] if rows > 1 else cols, cols, 1)
-    _same_place([va, vb], ["a", "b"])
     if out is None:
         out = _arrays.empty(va, va.shape, "float32", (ld, 1))
     vo = _arrays.view(out, "out")
