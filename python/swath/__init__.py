@@ -33,17 +33,18 @@ def info() -> dict:
 
 # ---- helpers --------------------------------------------------------------------------------------
 
-def _same_place(views: Sequence[_arrays.View], names: Sequence[str]) -> None:
-    """All on the host, or all on one GPU; and a GPU array only where this build has the CUDA backend."""
+def _same_place(views: Sequence[_arrays.View], names: Sequence[str], checked: int = 1) -> None:
+    """All on the host, or all on one GPU; and a GPU array only where this build has the CUDA backend.
+    The first `checked` views were checked before (the inputs, before an output was allocated)."""
     first = views[0]
-    for v, name in zip(views[1:], names[1:]):
+    for i in range(max(checked, 1), len(views)):
+        v = views[i]
         if v.on_device != first.on_device:
-            raise ValueError(f"{name} is in {'device' if v.on_device else 'host'} memory and {names[0]} in "
+            raise ValueError(f"{names[i]} is in {'device' if v.on_device else 'host'} memory and {names[0]} in "
                              f"{'device' if first.on_device else 'host'} memory: pass all on the GPU or all on the host")
-        a, b = _arrays.device_index(first), _arrays.device_index(v)
-        if a is not None and b is not None and a != b:
-            raise ValueError(f"{name} is on device {b} and {names[0]} on device {a}")
-    if first.on_device and not _swath.with_cuda:
+        if first.device is not None and v.device is not None and first.device != v.device:
+            raise ValueError(f"{names[i]} is on device {v.device} and {names[0]} on device {first.device}")
+    if checked <= 1 and first.on_device and not _swath.with_cuda:
         raise ValueError(f"{names[0]} is a CUDA array, and this build of swath has no CUDA backend "
                          "(swath.info()['cuda'] is False): rebuild with nvcc on the PATH")
 
@@ -123,7 +124,7 @@ def sgemm(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, 
     ldc = max(vc.strides[0] if m > 1 else n, n, 1)
     views.append(vc)
     names.append("c")
-    _same_place(views, names)
+    _same_place(views, names, checked=2)
     handle = _stream(va, views, stream)
     _swath.sgemm(op_a, op_b, m, n, k, float(alpha), va.pointer, lda, vb.pointer, ldb, float(beta), vc.pointer, ldc,
                  handle)
@@ -185,7 +186,7 @@ def stencil(x: Any, radius: int = 1, shape: str = "star", weights: Optional[Sequ
     if steps > 1:
         scratch = _arrays.empty(vx, vx.shape, vx.dtype, vx.strides)
         views.append(_arrays.view(scratch, "scratch"))
-    _same_place(views, ["x", "out", "scratch"][:len(views)])
+    _same_place(views, ["x", "out", "scratch"][:len(views)], checked=1)
     handle = _stream(vx, views, stream)
     f64 = vx.dtype == "float64"
     taps = [float(w) for w in weights] if weights is not None else []
@@ -241,7 +242,7 @@ def histogram(x: Any, bins: int = 256, range: Optional[Tuple[float, float]] = No
     _same_place([vx], ["x"])
     counts = _arrays.empty(vx, (bins + 1,), "int64")
     vc = _arrays.view(counts, "counts")
-    _same_place([vx, vc], ["x", "counts"])
+    _same_place([vx, vc], ["x", "counts"], checked=1)
     handle = _stream(vx, [vx, vc], stream)
     # The library writes uint64 counts; below 2^63 they are the same bits as int64.
     if vx.dtype == "uint8":
@@ -278,7 +279,7 @@ def vector_add(a: Any, b: Any, out: Any = None, stream: Any = None) -> Any:
     _dtype(vo, "out", ["float32"])
     if not (vo.shape == va.shape and vo.contiguous()):
         raise ValueError(f"out: expected a contiguous vector of shape {va.shape}, got {vo.shape} with strides {vo.strides}")
-    _same_place([va, vb, vo], ["a", "b", "out"])
+    _same_place([va, vb, vo], ["a", "b", "out"], checked=2)
     handle = _stream(va, [va, vb, vo], stream)
     _swath.vector_add(va.pointer, vb.pointer, vo.pointer, va.shape[0], handle)
     return out
@@ -299,7 +300,7 @@ def matrix_add(a: Any, b: Any, out: Any = None, stream: Any = None) -> Any:
         other = max(v.strides[0] if rows > 1 else cols, cols, 1)
         if not (v.row_major() and other == ld):
             raise ValueError(f"{name}: rows {other} elements apart, and a's {ld}: the three share one leading dimension")
-    _same_place([va, vb, vo], ["a", "b", "out"])
+    _same_place([va, vb, vo], ["a", "b", "out"], checked=2)
     handle = _stream(va, [va, vb, vo], stream)
     _swath.matrix_add(va.pointer, vb.pointer, vo.pointer, rows, cols, ld, handle)
     return out

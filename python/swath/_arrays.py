@@ -9,24 +9,29 @@ framework of the first input, on its device, and streams are read from that fram
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from typing import Any, Optional, Sequence, Tuple
 
 _DTYPES = {"f4": "float32", "f8": "float64", "u1": "uint8", "i4": "int32", "i8": "int64"}
 
 
-@dataclass
 class View:
-    """One array as the library sees it: where it starts, its shape and strides in elements."""
+    """One array as the library sees it: where it starts, its shape and strides in elements, and where
+    it lives (a plain class with slots: a call makes three of these, and each microsecond shows in a
+    small call's cost)."""
 
-    array: Any
-    pointer: int
-    shape: Tuple[int, ...]
-    strides: Tuple[int, ...]  # elements
-    dtype: str  # "float32", "float64", "uint8", "int32", "int64", or the typestr when other
-    on_device: bool
-    producer_stream: Optional[int]  # __cuda_array_interface__ v3: the stream the array's data is ready on
-    framework: str  # "torch", "cupy", "numpy", or the array type's top-level module
+    __slots__ = ("array", "pointer", "shape", "strides", "dtype", "on_device", "device", "producer_stream", "framework")
+
+    def __init__(self, array: Any, pointer: int, shape: Tuple[int, ...], strides: Tuple[int, ...], dtype: str,
+                 on_device: bool, device: Optional[int], producer_stream: Optional[int], framework: str):
+        self.array = array
+        self.pointer = pointer
+        self.shape = shape
+        self.strides = strides  # elements
+        self.dtype = dtype  # "float32", "float64", "uint8", "int32", "int64", or the typestr when other
+        self.on_device = on_device
+        self.device = device  # the CUDA device, where the framework says; None on the host or when unknown
+        self.producer_stream = producer_stream  # __cuda_array_interface__ v3: the stream the data is ready on
+        self.framework = framework  # "torch", "cupy", "numpy", or the array type's top-level module
 
     @property
     def itemsize(self) -> int:
@@ -75,7 +80,13 @@ def _from_interface(array: Any, interface: dict, on_device: bool, owner: Any) ->
         strides = tuple(int(s) // itemsize for s in strides_bytes)
     pointer = int(interface["data"][0] or 0)
     stream = _stream_handle(interface.get("stream")) if on_device else None
-    return View(owner, pointer, shape, strides, dtype, on_device, stream, _framework(owner))
+    device = None
+    if on_device:
+        for attribute in ("index", "id"):
+            value = getattr(getattr(owner, "device", None), attribute, None)
+            if isinstance(value, int):
+                device = value
+    return View(owner, pointer, shape, strides, dtype, on_device, device, stream, _framework(owner))
 
 
 _TORCH_DTYPES: dict = {}
@@ -88,7 +99,9 @@ def _torch_view(array: Any, torch: Any) -> View:
         _TORCH_DTYPES.update({torch.float32: "float32", torch.float64: "float64", torch.uint8: "uint8",
                               torch.int32: "int32", torch.int64: "int64"})
     dtype = _TORCH_DTYPES.get(array.dtype, str(array.dtype))
-    return View(array, array.data_ptr(), tuple(array.shape), tuple(array.stride()), dtype, array.is_cuda, None, "torch")
+    on_device = array.is_cuda
+    return View(array, array.data_ptr(), tuple(array.shape), array.stride(), dtype, on_device,
+                array.get_device() if on_device else None, None, "torch")
 
 
 def view(array: Any, name: str) -> View:
@@ -100,7 +113,7 @@ def view(array: Any, name: str) -> View:
     if cupy is not None and isinstance(array, cupy.ndarray):  # its own accessors, as for PyTorch
         item = array.itemsize
         return View(array, array.data.ptr, array.shape, tuple(s // item for s in array.strides), array.dtype.name,
-                    True, None, "cupy")
+                    True, array.device.id, None, "cupy")
     if hasattr(array, "__cuda_array_interface__"):
         return _from_interface(array, array.__cuda_array_interface__, True, array)
     if hasattr(array, "__array_interface__"):
@@ -119,20 +132,6 @@ def view(array: Any, name: str) -> View:
                     f"__cuda_array_interface__ object), got {type(array).__name__}")
 
 
-def device_index(v: View) -> Optional[int]:
-    """The CUDA device of a device array, where its framework says; None for host arrays or when unknown."""
-    if not v.on_device:
-        return None
-    if v.framework == "torch":
-        return v.array.get_device()
-    device = getattr(v.array, "device", None)
-    for attribute in ("index", "id"):
-        value = getattr(device, attribute, None)
-        if isinstance(value, int):
-            return value
-    return None
-
-
 def current_stream(v: View) -> int:
     """The stream the framework of a device array is working on now (PyTorch's or CuPy's current
     stream on the array's device); the legacy default stream (0) for others and for host arrays."""
@@ -141,12 +140,11 @@ def current_stream(v: View) -> int:
     if v.framework == "torch":
         torch = sys.modules["torch"]
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # an int, without a Stream object
-        index = v.array.get_device()
-        return int(raw(index)) if raw is not None else int(torch.cuda.current_stream(index).cuda_stream)
+        return int(raw(v.device)) if raw is not None else int(torch.cuda.current_stream(v.device).cuda_stream)
     if v.framework == "cupy":
         import cupy
 
-        with cupy.cuda.Device(device_index(v)):
+        with cupy.cuda.Device(v.device):
             return int(cupy.cuda.get_current_stream().ptr)
     return 0
 
@@ -184,7 +182,7 @@ def empty(like: View, shape: Sequence[int], dtype: str, strides: Optional[Sequen
         except ImportError:
             raise TypeError(f"out: swath cannot allocate a result for a {type(like.array).__name__} on the GPU; "
                             "pass out=") from None
-        with cupy.cuda.Device(device_index(like) or 0):
+        with cupy.cuda.Device(like.device or 0):
             if strides is None:
                 return cupy.empty(shape, dtype=dtype)
             size = _span(shape, strides)
