@@ -140,6 +140,7 @@ NB_MODULE(_swath, m) {
   m.doc() = "swath's library calls on raw pointers; use the swath package, which checks and prepares arrays";
   m.def("info", &info);
   m.attr("with_cuda") = static_cast<bool>(SWATH_WITH_CUDA);
+  m.attr("version") = swath::build::version;
   m.def("stream_wait", &stream_wait);
   m.def("sgemm", [](bool trans_a, bool trans_b, std::int64_t rows, std::int64_t cols, std::int64_t depth, float alpha,
                     std::uintptr_t a, std::int64_t lda, std::uintptr_t b, std::int64_t ldb, float beta, std::uintptr_t c,

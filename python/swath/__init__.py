@@ -22,6 +22,8 @@ from . import _arrays
 from . import _swath
 from . import schedule
 
+__version__ = _swath.version
+
 __all__ = ["info", "sgemm", "stencil", "histogram", "vector_add", "matrix_add", "render", "schedule"]
 
 

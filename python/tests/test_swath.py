@@ -55,7 +55,7 @@ needs_cupy_gpu = pytest.mark.skipif(not has_cuda_cupy(), reason="no GPU with CuP
 
 def test_info_says_what_the_build_holds():
     info = swath.info()
-    assert info["version"].count(".") == 2
+    assert info["version"].count(".") == 2 and info["version"] == swath.__version__
     assert isinstance(info["cuda"], bool)
     assert info["cpu"]["logical_cores"] >= 1
     if not info["cuda"]:
