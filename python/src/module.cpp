@@ -23,6 +23,7 @@
 #include "swath/schedule/tiled.hpp"
 #include "swath/schedule/zigzag.hpp"
 #include "swath/swath.hpp"
+#include "torch_fast_path.hpp"
 #if SWATH_WITH_CUDA
 #include <cuda_runtime.h>
 #endif
@@ -141,6 +142,7 @@ NB_MODULE(_swath, m) {
   m.def("info", &info);
   m.attr("with_cuda") = static_cast<bool>(SWATH_WITH_CUDA);
   m.attr("version") = swath::build::version;
+  swath::python::bind_torch_fast_path(m);
   m.def("stream_wait", &stream_wait);
   m.def("sgemm", [](bool trans_a, bool trans_b, std::int64_t rows, std::int64_t cols, std::int64_t depth, float alpha,
                     std::uintptr_t a, std::int64_t lda, std::uintptr_t b, std::int64_t ldb, float beta, std::uintptr_t c,

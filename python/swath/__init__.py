@@ -102,6 +102,10 @@ def sgemm(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, 
     dimension allows: a slice, or a .T). Without c, a new M × N array is returned (beta must then be 0).
     On the GPU the call is queued on the stream and returns at once.
     """
+    if stream is None or type(stream) is int:  # PyTorch CUDA tensors: read in C++ (torch_fast_path.hpp)
+        done = _swath.fast_sgemm(a, b, c, float(alpha), float(beta), bool(trans_a), bool(trans_b), stream)
+        if done is not None:
+            return done
     va, vb = _arrays.view(a, "a"), _arrays.view(b, "b")
     for v, name in ((va, "a"), (vb, "b")):
         _dtype(v, name, ["float32"])
@@ -161,6 +165,11 @@ def stencil(x: Any, radius: int = 1, shape: str = "star", weights: Optional[Sequ
     boundary: clamp, copy, constant (edge_value outside) or periodic. out: an array of x's shape, dtype
     and strides (None: a new one). steps > 1 ping-pongs between out and a scratch grid.
     """
+    if (steps == 1 and type(radius) is int and type(shape) is str and type(boundary) is str
+            and (stream is None or type(stream) is int)):
+        done = _swath.fast_stencil(x, radius, shape, weights, boundary, 1, out, float(edge_value), stream)
+        if done is not None:
+            return done
     vx = _arrays.view(x, "x")
     _dtype(vx, "x", ["float32", "float64"])
     _ndim(vx, "x", [2, 3])
@@ -220,6 +229,10 @@ def histogram(x: Any, bins: int = 256, range: Optional[Tuple[float, float]] = No
     count. Returns (counts, outside): counts an array of `bins` int64, outside a 0-d int64 array (an
     element of the same buffer, so that reading it waits for nothing until you ask).
     """
+    if bins == 256 and range is None and (stream is None or type(stream) is int):
+        done = _swath.fast_histogram_bytes(x, stream)
+        if done is not None:
+            return done
     vx = _arrays.view(x, "x")
     _dtype(vx, "x", ["uint8", "int32", "float32"])
     if not (vx.contiguous()):
@@ -274,6 +287,10 @@ def _addends(a: Any, b: Any, ndim: int) -> Tuple[_arrays.View, _arrays.View]:
 
 def vector_add(a: Any, b: Any, out: Any = None, stream: Any = None) -> Any:
     """out = a + b over 1D float32 arrays of one length (contiguous)."""
+    if stream is None or type(stream) is int:
+        done = _swath.fast_vector_add(a, b, out, stream)
+        if done is not None:
+            return done
     va, vb = _addends(a, b, 1)
     if out is None:
         out = _arrays.empty(va, va.shape, "float32")

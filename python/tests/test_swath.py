@@ -427,6 +427,42 @@ def test_torch_side_stream_orders_the_call_after_the_producer(rng):
 
 
 @needs_torch_gpu
+def test_torch_fast_path_agrees_with_the_python_layer_and_hands_back_bad_input(rng):
+    """PyTorch CUDA tensors are read in C++ (stream None or an int); a stream object takes the Python
+    layer's path. Both give the same bits, and bad input still raises the Python layer's errors."""
+    import torch
+
+    side = torch.cuda.current_stream()  # an object: the Python layer's path, on the same stream
+    a = torch.from_numpy(positive(rng, (300, 200))).cuda()
+    b = torch.from_numpy(positive(rng, (200, 150))).cuda()
+    for trans_b, operand in ((False, b), (True, b.T.contiguous()), (False, b.T.contiguous().T)):
+        fast = swath.sgemm(a, operand, trans_b=trans_b)
+        slow = swath.sgemm(a, operand, trans_b=trans_b, stream=side)
+        assert torch.equal(fast, slow)
+    x = torch.from_numpy(positive(rng, (30, 40, 50))).cuda()
+    assert torch.equal(swath.stencil(x, radius=2, weights=[0.1] * 13), swath.stencil(x, radius=2, weights=[0.1] * 13, stream=side))
+    v = torch.from_numpy(positive(rng, 1001)).cuda()
+    out = torch.empty_like(v)
+    assert swath.vector_add(v, v, out) is out and torch.equal(out, v + v)
+    data = torch.randint(0, 256, (5000,), dtype=torch.uint8, device="cuda")
+    fast_counts, fast_outside = swath.histogram(data)
+    slow_counts, slow_outside = swath.histogram(data, stream=side)
+    assert torch.equal(fast_counts, slow_counts) and int(fast_outside) == int(slow_outside) == 0
+    with pytest.raises(TypeError, match="float32"):
+        swath.sgemm(a.double(), b)
+    with pytest.raises(ValueError, match="inner dimensions"):
+        swath.sgemm(a, a)
+    c = torch.full((300, 149), 7.0, device="cuda")
+    with pytest.raises(ValueError, match="shape"):
+        swath.sgemm(a, b, c)
+    assert bool((c == 7.0).all())
+    with pytest.raises(ValueError):
+        swath.stencil(x, radius=2, weights=[0.1] * 5)  # 13 taps
+    with pytest.raises(ValueError, match="length|shape"):
+        swath.vector_add(v, v[:1000])
+
+
+@needs_torch_gpu
 def test_render_on_the_gpu_matches_the_cpu():
     import torch
 
