@@ -23,6 +23,7 @@
 #include "swath/schedule/tiled.hpp"
 #include "swath/schedule/zigzag.hpp"
 #include "swath/swath.hpp"
+#include "calls.hpp"
 #include "torch_fast_path.hpp"
 #if SWATH_WITH_CUDA
 #include <cuda_runtime.h>
@@ -32,23 +33,9 @@ namespace nb = nanobind;
 
 namespace {
 
-template <class T>
-T* pointer(std::uintptr_t address) {
-  return reinterpret_cast<T*>(address);
-}
-swath::stream_t stream_of(std::uintptr_t handle) { return reinterpret_cast<swath::stream_t>(handle); }
-
-// Runs a library call without the GIL; swath::usage_error becomes ValueError (std::invalid_argument),
-// any other swath::error RuntimeError.
-template <class Call>
-void released(Call&& call) {
-  nb::gil_scoped_release unlocked;
-  try {
-    call();
-  } catch (const swath::usage_error& e) {
-    throw std::invalid_argument(e.what());
-  }
-}
+using swath::python::pointer;
+using swath::python::released;
+using swath::python::stream_of;
 
 swath::stencil::shape shape_of(const std::string& name) {
   if (name == "star") return swath::stencil::shape::star;

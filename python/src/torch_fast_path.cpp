@@ -3,32 +3,16 @@
 
 #include <nanobind/stl/string.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
+#include "calls.hpp"
 #include "swath/swath.hpp"
 
 namespace swath::python {
 
 namespace {
-
-template <class T>
-T* pointer(std::uintptr_t address) {
-  return reinterpret_cast<T*>(address);
-}
-
-swath::stream_t as_stream(std::uintptr_t handle) { return reinterpret_cast<swath::stream_t>(handle); }
-
-// The library call without the GIL; usage_error becomes ValueError, as on the Python layer's path.
-template <class Call>
-void without_gil(Call&& call) {
-  nb::gil_scoped_release unlocked;
-  try {
-    call();
-  } catch (const swath::usage_error& e) {
-    throw std::invalid_argument(e.what());
-  }
-}
 
 std::int64_t as_int(nb::handle h) { return PyLong_AsLongLong(h.ptr()); }
 
@@ -100,11 +84,11 @@ nb::object fast_sgemm(nb::handle a, nb::handle b, nb::handle c, double alpha, do
   const auto ldc = row_major_ld(*tc);
   const auto handle = stream_for(*torch, stream, ta->device);
   if (!ldc || !handle) return nb::none();
-  without_gil([&] {
+  released([&] {
     swath::sgemm(oa->transpose ? swath::op::transpose : swath::op::none, ob->transpose ? swath::op::transpose : swath::op::none,
                  m, n, k, static_cast<float>(alpha), pointer<const float>(ta->pointer), oa->ld,
                  pointer<const float>(tb->pointer), ob->ld, static_cast<float>(beta), pointer<float>(tc->pointer), *ldc,
-                 as_stream(*handle));
+                 stream_of(*handle));
   });
   return result;
 }
@@ -125,9 +109,9 @@ nb::object fast_vector_add(nb::handle a, nb::handle b, nb::handle out, nb::handl
   }
   const auto handle = stream_for(*torch, stream, ta->device);
   if (!handle) return nb::none();
-  without_gil([&] {
+  released([&] {
     swath::vector_add(pointer<const float>(ta->pointer), pointer<const float>(tb->pointer), pointer<float>(to->pointer),
-                      ta->shape[0], as_stream(*handle));
+                      ta->shape[0], stream_of(*handle));
   });
   return result;
 }
@@ -145,9 +129,9 @@ nb::object fast_histogram_bytes(nb::handle x, nb::handle stream) {
   nb::object counts = new_tensor(*torch, x, nb::make_tuple(257), torch->int64);
   const auto tc = cuda_tensor(*torch, counts);
   if (!tc) return nb::none();
-  without_gil([&] {
+  released([&] {
     swath::histogram::count(pointer<const std::uint8_t>(tx->pointer), n, pointer<std::uint64_t>(tc->pointer),
-                            as_stream(*handle));
+                            stream_of(*handle));
   });
   return nb::make_tuple(counts[nb::slice(0, 256)], counts[nb::int_(256)]);
 }
@@ -201,11 +185,11 @@ nb::object fast_stencil(nb::handle x, int radius, const std::string& form, nb::h
                                          : edge == "constant" ? swath::stencil::boundary::constant
                                                               : swath::stencil::boundary::periodic,
                                          edge_value, taps};
-  without_gil([&] {
+  released([&] {
     if (tx->type == element::f64) {
-      swath::stencil::apply(pointer<const double>(tx->pointer), pointer<double>(to->pointer), grid, op, as_stream(*handle));
+      swath::stencil::apply(pointer<const double>(tx->pointer), pointer<double>(to->pointer), grid, op, stream_of(*handle));
     } else {
-      swath::stencil::apply(pointer<const float>(tx->pointer), pointer<float>(to->pointer), grid, op, as_stream(*handle));
+      swath::stencil::apply(pointer<const float>(tx->pointer), pointer<float>(to->pointer), grid, op, stream_of(*handle));
     }
   });
   return result;
