@@ -100,7 +100,7 @@ TEST_P(Stencil3dOpenmp, MatchesTheReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Radius, Stencil3dOpenmp, ::testing::Values("1", "2", "4"),
-                         [](const ::testing::TestParamInfo<const char*>& info) { return std::string("r") + info.param; });
+                         [](const ::testing::TestParamInfo<const char*>& radius) { return std::string("r") + radius.param; });
 
 class GpuStencilVariant : public ::testing::TestWithParam<std::string> {};
 

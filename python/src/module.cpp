@@ -33,23 +33,11 @@ namespace nb = nanobind;
 
 namespace {
 
+using swath::python::boundary_of;
 using swath::python::pointer;
 using swath::python::released;
+using swath::python::shape_of;
 using swath::python::stream_of;
-
-swath::stencil::shape shape_of(const std::string& name) {
-  if (name == "star") return swath::stencil::shape::star;
-  if (name == "box") return swath::stencil::shape::box;
-  throw std::invalid_argument("shape: expected 'star' or 'box', got '" + name + "'");
-}
-
-swath::stencil::boundary boundary_of(const std::string& name) {
-  if (name == "clamp") return swath::stencil::boundary::clamp;
-  if (name == "copy") return swath::stencil::boundary::copy;
-  if (name == "constant") return swath::stencil::boundary::constant;
-  if (name == "periodic") return swath::stencil::boundary::periodic;
-  throw std::invalid_argument("boundary: expected 'clamp', 'copy', 'constant' or 'periodic', got '" + name + "'");
-}
 
 // The stream `consumer` waits (on the device, not the host) for the work queued so far on `producer`:
 // what __cuda_array_interface__ v3 asks of a consumer whose stream differs from the array's.

@@ -179,12 +179,7 @@ nb::object fast_stencil(nb::handle x, int radius, const std::string& form, nb::h
   const auto handle = stream_for(*torch, stream, tx->device);
   if (!handle) return nb::none();
   const swath::stencil::grid_layout grid{width, height, depth, pitch, dims};
-  const swath::stencil::operator_spec op{form == "star" ? swath::stencil::shape::star : swath::stencil::shape::box, radius,
-                                         edge == "clamp"      ? swath::stencil::boundary::clamp
-                                         : edge == "copy"     ? swath::stencil::boundary::copy
-                                         : edge == "constant" ? swath::stencil::boundary::constant
-                                                              : swath::stencil::boundary::periodic,
-                                         edge_value, taps};
+  const swath::stencil::operator_spec op{shape_of(form), radius, boundary_of(edge), edge_value, taps};
   released([&] {
     if (tx->type == element::f64) {
       swath::stencil::apply(pointer<const double>(tx->pointer), pointer<double>(to->pointer), grid, op, stream_of(*handle));

@@ -112,18 +112,18 @@ def sgemm(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, 
         _ndim(v, name, [2])
     op_a, m, k, lda = _stored(va, "a", bool(trans_a))
     op_b, k_b, n, ldb = _stored(vb, "b", bool(trans_b))
-    if not (k == k_b):
+    if k != k_b:
         raise ValueError(f"b: op(a) is {m} x {k} and op(b) {k_b} x {n}: the inner dimensions differ")
     views, names = [va, vb], ["a", "b"]
     _same_place(views, names)
     if c is None:
-        if not (beta == 0):
+        if beta != 0:
             raise ValueError("c: beta != 0 reads C; pass c")
         c = _arrays.empty(va, (m, n), "float32")
     vc = _arrays.view(c, "c")
     _dtype(vc, "c", ["float32"])
     _ndim(vc, "c", [2])
-    if not (vc.shape == (m, n)):
+    if vc.shape != (m, n):
         raise ValueError(f"c: expected shape ({m}, {n}), got {vc.shape}")
     if not (vc.row_major() and (m <= 1 or vc.strides[0] >= n)):
         raise ValueError(f"c: strides {vc.strides} (elements): C must be row-major (its last stride 1)")
@@ -142,15 +142,15 @@ def sgemm(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, 
 def _grid(v: _arrays.View, name: str) -> Tuple[int, int, int, int, int]:
     """(width, height, depth, row pitch, dims) of a 2D (rows, columns) or 3D (planes, rows, columns) grid."""
     dims = len(v.shape)
-    if not (v.row_major()):
+    if not v.row_major():
         raise ValueError(f"{name}: its last dimension must be contiguous (strides {v.strides})")
     height, width = v.shape[-2], v.shape[-1]
     pitch = v.strides[-2] if height > 1 else width
-    if not (pitch >= width):
+    if pitch < width:
         raise ValueError(f"{name}: rows {pitch} elements apart overlap (a row holds {width})")
     depth = v.shape[0] if dims == 3 else 1
     if dims == 3 and depth > 1:
-        if not (v.strides[0] == pitch * height):
+        if v.strides[0] != pitch * height:
             raise ValueError(f"{name}: planes must be rows x pitch apart ({pitch * height} elements), got {v.strides[0]}")
     return width, height, depth, pitch, dims
 
@@ -176,21 +176,21 @@ def stencil(x: Any, radius: int = 1, shape: str = "star", weights: Optional[Sequ
     width, height, depth, pitch, dims = _grid(vx, "x")
     if not (isinstance(steps, int) and steps >= 0):
         raise ValueError(f"steps: expected a whole number >= 0, got {steps!r}")
-    if not (1 <= int(radius) <= 4):
+    if not 1 <= int(radius) <= 4:
         raise ValueError(f"radius: expected 1-4, got {radius}")
-    if not (shape in ("star", "box")):
+    if shape not in ("star", "box"):
         raise ValueError(f"shape: expected 'star' or 'box', got {shape!r}")
-    if not (boundary in ("clamp", "copy", "constant", "periodic")):
+    if boundary not in ("clamp", "copy", "constant", "periodic"):
         raise ValueError(f"boundary: expected 'clamp', 'copy', 'constant' or 'periodic', got {boundary!r}")
     _same_place([vx], ["x"])
     if out is None:
         out = _arrays.empty(vx, vx.shape, vx.dtype, vx.strides)
     vo = _arrays.view(out, "out")
-    if not (vo.dtype == vx.dtype):
+    if vo.dtype != vx.dtype:
         raise TypeError(f"out: expected dtype {vx.dtype}, got {vo.dtype}")
-    if not (vo.shape == vx.shape):
+    if vo.shape != vx.shape:
         raise ValueError(f"out: expected shape {vx.shape}, got {vo.shape}")
-    if not (_grid(vo, "out") == (width, height, depth, pitch, dims)):
+    if _grid(vo, "out") != (width, height, depth, pitch, dims):
         raise ValueError(f"out: expected the same strides as x {vx.strides}, got {vo.strides}")
     views = [vx, vo]
     scratch = None
@@ -235,24 +235,24 @@ def histogram(x: Any, bins: int = 256, range: Optional[Tuple[float, float]] = No
             return done
     vx = _arrays.view(x, "x")
     _dtype(vx, "x", ["uint8", "int32", "float32"])
-    if not (vx.contiguous()):
+    if not vx.contiguous():
         raise ValueError(f"x: the samples must be contiguous (strides {vx.strides})")
     n = 1
     for extent in vx.shape:
         n *= extent
     bins = int(bins)
     if vx.dtype == "uint8":
-        if not (bins == 256):
+        if bins != 256:
             raise ValueError(f"bins: uint8 samples take 256 bins, got {bins}")
         if not (range is None or tuple(range) == (0, 256)):
             raise ValueError(f"range: uint8 samples count over (0, 256), got {range}")
     else:
-        if not (range is not None):
+        if range is None:
             raise ValueError(f"range: {vx.dtype} samples need range=(lo, hi)")
-        if not (bins >= 1):
+        if bins < 1:
             raise ValueError(f"bins: expected >= 1, got {bins}")
         lo, hi = (float(r) for r in range)
-        if not (lo < hi):
+        if not lo < hi:
             raise ValueError(f"range: expected lo < hi, got ({lo}, {hi})")
     _same_place([vx], ["x"])
     counts = _arrays.empty(vx, (bins + 1,), "int64")
@@ -313,7 +313,7 @@ def matrix_add(a: Any, b: Any, out: Any = None, stream: Any = None) -> Any:
         out = _arrays.empty(va, va.shape, "float32", (ld, 1))
     vo = _arrays.view(out, "out")
     _dtype(vo, "out", ["float32"])
-    if not (vo.shape == va.shape):
+    if vo.shape != va.shape:
         raise ValueError(f"out: expected shape {va.shape}, got {vo.shape}")
     for v, name in ((vb, "b"), (vo, "out")):
         other = max(v.strides[0] if rows > 1 else cols, cols, 1)

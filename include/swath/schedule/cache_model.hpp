@@ -137,12 +137,14 @@ constexpr std::int64_t matmul_column_width(const matmul_footprint& m) {
     return static_cast<double>(m.element_bytes) *
            static_cast<double>(m.rows * c + m.row_length * ceil_div(m.threads < 1 ? 1 : m.threads, c));
   };
-  std::int64_t best = 0;
+  // The widest c in [1, asymptote + 1] that fits, searched from the top: M(c) exceeds u h c, so nothing
+  // wider fits, and the first fit down from there is a few steps away (the steps read the width on
+  // every launch).
   const auto limit = static_cast<std::int64_t>(matmul_column_width_asymptote(m)) + 1;
-  for (std::int64_t c = 1; c <= limit; ++c) {
-    if (bytes(c) <= m.cache_bytes) best = c;
+  for (std::int64_t c = limit; c >= 1; --c) {
+    if (bytes(c) <= m.cache_bytes) return c;
   }
-  return best;
+  return 0;
 }
 
 }  // namespace swath::schedule
