@@ -51,6 +51,7 @@ model:
 	cmake --build --preset model
 	ctest --preset model
 	@cat build/model/model-checks/cachegrind-stencil.md
+	@cat build/model/model-checks/cachegrind-iterate.md
 
 plots:
 	@if [ -n "$(PYTHON)" ]; then $(PYTHON) tools/plot.py $(RESULTS)/bench.json --out $(RESULTS); \

@@ -13,7 +13,7 @@
 namespace swath::bench {
 
 std::span<const family* const> families() {
-  static const family* const all[] = {&elementwise::family(), &stencil::family(), &gemm::family(), &histogram::family(),
+  static const family* const all[] = {&elementwise::family(), &stencil::family(), &stencil::iterated_family(), &gemm::family(), &histogram::family(),
                                               &raytracer::family()};
   return all;
 }

@@ -135,12 +135,15 @@ TEST(Library, StencilApplyAndIterateOnHostMatchTheReference) {
     stencil_grids<double> g(c.grid, draw);
     stencil::apply(g.a.data(), g.b.data(), c.grid, op);
     g.expect_one_sweep(op, what);
-    // Three sweeps: the result lands in b (odd), a and b ping-pong; zero sweeps leave a.
-    stencil_grids<double> h(c.grid, draw);
-    double* const result = stencil::iterate(h.a.data(), h.b.data(), c.grid, op, 3);
-    EXPECT_EQ(result, h.b.data()) << what;
-    h.expect_sweeps(op, 3, result, what);
-    EXPECT_EQ(stencil::iterate(h.a.data(), h.b.data(), c.grid, op, 0), h.a.data());
+    // Three sweeps (single sweeps) and six and seven (2D grids: fused in time-skewed bands): the result
+    // lands in b when T is odd, in a when even; zero sweeps leave a.
+    for (const int sweeps : {3, 6, 7}) {
+      stencil_grids<double> h(c.grid, draw);
+      double* const result = stencil::iterate(h.a.data(), h.b.data(), c.grid, op, sweeps);
+      EXPECT_EQ(result, sweeps % 2 == 1 ? h.b.data() : h.a.data()) << what;
+      h.expect_sweeps(op, sweeps, result, what + ", " + std::to_string(sweeps) + " sweeps");
+      EXPECT_EQ(stencil::iterate(h.a.data(), h.b.data(), c.grid, op, 0), h.a.data());
+    }
   }
   // float too, at one shape.
   stencil_grids<float> f({51, 40, 1, 0, 2}, draw);

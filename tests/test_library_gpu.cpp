@@ -110,6 +110,13 @@ TEST(GpuLibrary, EntryPointsOnDeviceMatchTheReference) {
     EXPECT_CUDA(cudaStreamSynchronize(s.stream));
     const std::vector<float> result = out.read();
     g.expect_sweeps(op, 1, result.data(), describe(grid, op));
+    // Five sweeps (fused passes where the step takes the grid; periodic: five single sweeps): the result
+    // lands in b, the second buffer.
+    device_copy<float> a(g.a), b(g.b);
+    float* const swept = stencil::iterate(a.data(), b.data(), grid, op, 5, s.stream);
+    EXPECT_EQ(swept, b.data());
+    EXPECT_CUDA(cudaStreamSynchronize(s.stream));
+    g.expect_sweeps(op, 5, b.read().data(), describe(grid, op) + ", 5 sweeps");
   }
   // histogram: device bytes into device counts, pinned bytes into pinned counts, floats on the device.
   {

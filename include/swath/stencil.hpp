@@ -136,6 +136,34 @@ std::span<const variant> steps();
 
 
 
+// ---- Iterated sweeps: T applications of one operator (the iterate family) -------------------------
+// A step of this family computes out = S^T(in), the operator applied `sweeps` times, each sweep
+// applying the boundary as apply() does. Steps that fuse sweeps work in passes (several sweeps per
+// read of the grid); each pass reads what the previous one wrote, and the passes alternate between out
+// and scratch so that the last writes out. in may be out or scratch (the library's ping-pong): the
+// steps then make as many passes as T has parity (an even count when in is out), so the first pass
+// never writes where it reads. T = 0 copies in to out.
+struct iterated_problem {
+  problem sweep;    // one sweep's problem
+  int sweeps = 1;   // T >= 0
+};
+struct sweep_operands {
+  const void* in = nullptr;
+  void* out = nullptr;
+  void* scratch = nullptr;
+};
+struct iterated_variant {
+  variant_info info;
+  support (*supports)(const iterated_problem&) = nullptr;
+  void (*run)(const iterated_problem&, const sweep_operands&, const launch_context&) = nullptr;
+  work_amount (*work)(const iterated_problem&) = nullptr;
+};
+// T sweeps' work as the single sweep counts it (T reads and writes of the grid, 2 flops a tap): a row's
+// fraction of copy bandwidth is then its ratio to the single-sweep roofline.
+work_amount iterated_work(const iterated_problem& p);
+// The library's iterated steps (src/stencil/iterate_registry.cpp), in reading order.
+std::span<const iterated_variant> iterated_steps();
+
 std::string_view to_string(shape form);
 std::string_view to_string(boundary edge);
 std::string_view to_string(traversal order);
@@ -168,7 +196,11 @@ struct operator_spec {
 void apply(const float* in, float* out, const grid_layout& grid, const operator_spec& op, stream_t stream = nullptr);
 void apply(const double* in, double* out, const grid_layout& grid, const operator_spec& op, stream_t stream = nullptr);
 // T sweeps, ping-ponging between a (which holds the input) and b; returns the buffer that holds the
-// result (a when T is even, b when odd; T = 0 leaves a as it is). Asynchronous as apply.
+// result (a when T is even, b when odd; T = 0 leaves a as it is). Asynchronous as apply. On the GPU,
+// stars and boxes under clamp, constant and copy boundaries fuse several sweeps per pass over memory
+// (temporal blocking: docs/stencil.md, "Iterated sweeps"); periodic grids and radius-size limits the
+// fused step cannot hold run T single sweeps. On the host, 2D grids fuse sweeps per column band (time-
+// skewed columns); 3D grids run T sweeps. Both buffers are overwritten.
 float* iterate(float* a, float* b, const grid_layout& grid, const operator_spec& op, int sweeps, stream_t stream = nullptr);
 double* iterate(double* a, double* b, const grid_layout& grid, const operator_spec& op, int sweeps,
                 stream_t stream = nullptr);

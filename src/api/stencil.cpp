@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "../stencil/iterate.hpp"
 #include "../stencil/steps.hpp"
 #include "dispatch.hpp"
 #include "placement.hpp"
@@ -117,19 +118,53 @@ void apply_typed(const T* in, T* out, const grid_layout& grid, const operator_sp
   where.chosen->run(p, x, where.site.launch);
 }
 
+// The iterated steps' choice, where measured faster than T single sweeps (H100, T = 64: bench/results/
+// nvidia-h100/*iterate*; docs/stencil.md, "Iterated sweeps"): on the GPU the fused passes of step 02 for
+// 2D stars (16384^2, r = 1: 1.38-1.49x the single-sweep roofline, T sweeps 0.82x) and 3D 7-point stars in
+// double (1.05x against 0.98x); every other grid, 3D floats included (step 02 0.70x, step 03 0.49x against
+// 0.98x), runs T single sweeps. On the host, 2D grids in time-skewed bands; else T sweeps. T >= 4: fewer
+// sweeps give passes of one or two.
+using iterated_rule = api::dispatch_rule<iterated_problem, sweep_operands>;
+bool deep_enough(const iterated_problem& p, const sweep_operands&) { return p.sweeps >= 4; }
+[[maybe_unused]] bool fused_pays_on_gpu(const iterated_problem& p, const sweep_operands& x) {
+  const problem& s = p.sweep;
+  const bool measured_faster = s.form == shape::star && ((s.dims == 2 && s.radius <= 2) ||
+                                                         (s.dims == 3 && s.radius == 1 && s.type == element_type::f64));
+  return measured_faster && deep_enough(p, x) && fusable_on_gpu(p).ok();
+}
+bool skewed_on_host(const iterated_problem& p, const sweep_operands& x) { return deep_enough(p, x) && skewable(p).ok(); }
+
+// clang-format off
+#if SWATH_WITH_CUDA
+constexpr iterated_rule iterated_device_rules[] = {
+  {"iterate/cuda/02_fused_planes", 0, 999, fused_pays_on_gpu, cuda::fused_planes, "2D stars r <= 2, 3D 7-point double"},
+  {"iterate/cuda/01_sweeps", 0, 999, api::always<iterated_problem, sweep_operands>, repeated_sweeps, "everything else"},
+};
+#else
+constexpr std::span<const iterated_rule> iterated_device_rules;
+#endif
+constexpr iterated_rule iterated_host_rules[] = {
+  {"iterate/cpu/02_skewed_columns", 0, 999, skewed_on_host, cpu::skewed_columns, "2D: d sweeps per pass, cache-model bands"},
+  {"iterate/cpu/01_sweeps", 0, 999, api::always<iterated_problem, sweep_operands>, repeated_sweeps, "3D, periodic, T < 4"},
+};
+// clang-format on
+
 template <class T>
 T* iterate_typed(T* a, T* b, const grid_layout& grid, const operator_spec& op, int sweeps, stream_t stream) {
   constexpr const char* f = "swath::stencil::iterate";
   api::require(sweeps >= 0, f, "sweeps = " + std::to_string(sweeps) + " is negative");
   problem p = problem_of(f, grid, op, sizeof(T) == 4 ? element_type::f32 : element_type::f64);
-  // Placed and chosen once: every sweep has the same shape and operands (swapped).
+  // Placed once (every sweep has the same shape; the two buffers swap roles). The result lands in a
+  // when T is even (a is both the input and out, b the scratch) and in b when odd (a the input and the
+  // scratch): the steps' passes then never write where they read (sweep_operands).
   const placed where = place(f, p, operands{a, b}, stream);
   const api::device_scope on_device(where.site.device);
-  for (int sweep = 0; sweep < sweeps; ++sweep) {
-    where.chosen->run(p, operands{a, b}, where.site.launch);
-    std::swap(a, b);
-  }
-  return a;
+  const iterated_problem ip{p, sweeps};
+  const sweep_operands x{a, sweeps % 2 == 0 ? a : b, sweeps % 2 == 0 ? b : a};
+  const auto& rules = where.site.on_device ? std::span<const iterated_rule>(iterated_device_rules)
+                                           : std::span<const iterated_rule>(iterated_host_rules);
+  api::choose<iterated_problem, sweep_operands>(rules, where.site.capability, ip, x).run(ip, x, where.site.launch);
+  return static_cast<T*>(x.out);
 }
 
 }  // namespace

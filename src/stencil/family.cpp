@@ -231,7 +231,9 @@ class stencil_family final : public bench::table_family<variant, problem> {
 
 }  // namespace
 
-problem make_problem(const variant&, const bench::problem_spec& spec) {
+problem make_problem(const variant&, const bench::problem_spec& spec) { return make_problem(spec); }
+
+problem make_problem(const bench::problem_spec& spec) {
   const auto& extents = spec.size.extents;
   if (extents.size() != 2 && extents.size() != 3) {
     throw usage_error("stencils take a size WxH or WxHxD, not " + spec.size.text());

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "swath/bench/family.hpp"
 #include "swath/stencil.hpp"
@@ -22,6 +23,20 @@ const variant& find_variant(std::string_view name);
 // pitch=dense (rows back to back), lines (each row padded to whole 128-byte lines) or a number of
 // elements no smaller than the width.
 problem make_problem(const variant& v, const bench::problem_spec& spec);
+problem make_problem(const bench::problem_spec& spec);  // the same: no row changes the problem
+// The iterate family (src/stencil/iterate_family.cpp): T sweeps, the library's iterated steps and the
+// library call's rows. Its parameters are the stencil's and sweeps=T; the default weights are the
+// stencil's scaled to sum 1 (an averaging operator: values stay O(1) over any T).
+std::span<const iterated_variant> iterated_variants();
+const iterated_variant& find_iterated_variant(std::string_view name);
+iterated_problem make_iterated_problem(const bench::problem_spec& spec);
+std::unique_ptr<bench::trial> make_iterated_trial(const iterated_variant& v, const iterated_problem& p,
+                                                  const bench::trial_options& options);
+const bench::family& iterated_family();
+// T sweeps of the float64 reference from `input` (the grid's points, dense), on the host; and on the
+// GPU where the build has CUDA (the lab's, src/cuda/iterate/reference.cu: one thread a point, in double).
+std::vector<double> reference_sweeps(const problem& p, std::vector<double> input, int sweeps);
+std::vector<double> reference_sweeps_on_device(const problem& p, const std::vector<double>& input, int sweeps);
 std::unique_ptr<bench::trial> make_trial(const variant& v, const problem& p, const bench::trial_options& options);
 const bench::family& family();
 

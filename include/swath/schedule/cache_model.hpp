@@ -73,6 +73,28 @@ constexpr std::int64_t stencil_column_width_rows(const stencil_footprint& s, std
   return way_limited_width(s, c < 1 ? 1 : c);
 }
 
+// Time-skewed columns (the CPU's iterated step): d sweeps fused per pass, sweep τ's band shifted τ r
+// left of the first's, each sweep r rows behind the one before. In flight: the d + 1 sweeps' s_h rows
+// each, across the band and its shifts, c + S_w + d r wide (S_w = 2r, r = S_w / 2):
+// M_d(c) = u (c + S_w + d S_w / 2)(d + 1) s_h. The widest c within M, at least 1.
+constexpr double skewed_column_bytes(const stencil_footprint& s, std::int64_t c, std::int64_t depth) {
+  const std::int64_t span = c + (s.width - 1) + depth * ((s.width - 1) / 2);
+  return static_cast<double>(s.element_bytes) * static_cast<double>(span) * static_cast<double>((depth + 1) * s.height);
+}
+constexpr std::int64_t skewed_column_width(const stencil_footprint& s, std::int64_t depth) {
+  const double per_column = static_cast<double>(s.element_bytes) * static_cast<double>((depth + 1) * s.height);
+  const auto c = static_cast<std::int64_t>(s.cache_bytes / per_column) - (s.width - 1) - depth * ((s.width - 1) / 2);
+  return c < 1 ? 1 : c;
+}
+// Input lines a pass of time-skewed columns fetches, both buffers counted: each band reads its span in
+// X and in Y once per row, Σ_bands 2 ceil((c_k + S_w + d r) / L) · I_h, over ceil((I_w + d r) / c) bands.
+constexpr std::int64_t skewed_column_fetches(extent2d grid, std::int64_t c, std::int64_t halo_w, std::int64_t depth,
+                                             std::int64_t line_elements) {
+  const std::int64_t shift = depth * (halo_w / 2);
+  const std::int64_t bands = ceil_div(grid.width + shift, c);
+  return bands * 2 * ceil_div(c + halo_w + shift, line_elements) * grid.height;
+}
+
 // The tight count behind the bound: each column's own width, and no halo rows beyond the grid (clamp
 // and periodic boundaries read the grid's own edge rows): Σ_columns ceil((w_k + S_w) / L) · I_h.
 constexpr std::int64_t column_fetches_tight(extent2d grid, std::int64_t c, std::int64_t halo_w,

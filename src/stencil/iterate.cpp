@@ -1,0 +1,166 @@
+// The iterated steps' shared parts: passes, their buffers, support, work and the policies' readers.
+#include "iterate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "policies.hpp"
+#include "swath/core/device.hpp"
+#include "swath/core/error.hpp"
+#include "swath/schedule/cache_model.hpp"
+
+namespace swath::stencil {
+
+std::vector<int> plan_passes(int sweeps, int depth) {
+  std::vector<int> passes;
+  if (sweeps <= 0) return passes;
+  depth = std::max(depth, 1);
+  int count = (sweeps + depth - 1) / depth;
+  if (count % 2 != sweeps % 2) ++count;  // count < sweeps here: a count equal to T has T's parity
+  for (int k = 0; k < count; ++k) passes.push_back(sweeps / count + (k < sweeps % count ? 1 : 0));
+  return passes;
+}
+
+pass_buffers pass_at(const sweep_operands& x, int pass, int passes) {
+  void* target = (passes - 1 - pass) % 2 == 0 ? x.out : x.scratch;
+  void* other = target == x.out ? x.scratch : x.out;
+  return {pass == 0 ? x.in : other, target};
+}
+
+work_amount iterated_work(const iterated_problem& p) {
+  const work_amount one = stencil_work(p.sweep);
+  const auto sweeps = static_cast<double>(p.sweeps);
+  return {one.bytes * sweeps, one.flops * sweeps, one.items * sweeps};
+}
+
+support any_iterated(const iterated_problem& p) {
+  if (p.sweeps < 0) return support::no("sweeps must be at least 0");
+  return any_stencil(p.sweep);
+}
+
+support skewable(const iterated_problem& p) {
+  if (p.sweep.dims != 2) return support::no("time-skewed columns are 2D (3D grids: iterate/cpu/01_sweeps)");
+  if (p.sweep.edge == boundary::periodic) return support::no("periodic grids wrap the band's rows: not skewed");
+  if (p.sweep.pitch() != p.sweep.grid.width) return support::no("host grids have their rows back to back");
+  return any_iterated(p);
+}
+
+support fusable_on_gpu(const iterated_problem& p) {
+  const problem& s = p.sweep;
+  if (s.edge == boundary::periodic) {
+    return support::no("periodic grids need the far side's planes: the fused step streams one way");
+  }
+  if (fused_depth_limit(s.dims, s.radius, s.form, static_cast<int>(s.element_bytes())) < 2) {
+    return support::no("a pass of two sweeps of this box does not fit the step's shared memory");
+  }
+  if (s.grid.width >= (1LL << 31) || s.grid.height >= (1LL << 31) || s.depth >= (1LL << 31)) {
+    return support::no("each extent must be below 2^31");
+  }
+  return any_iterated(p);
+}
+
+support rows_on_gpu(const iterated_problem& p) {
+  const problem& s = p.sweep;
+  if (s.dims != 3 || s.form != shape::star) return support::no("step 03 takes 3D stars");
+  if (register_rows_depth_limit(s.radius, static_cast<int>(s.element_bytes())) < 2) return support::no("step 03 takes radius 1 and 2");
+  return fusable_on_gpu(p);
+}
+
+namespace {
+
+// The model of steps 02 and 03: the pass depth L that maximises the step's rate, the lesser of what DRAM
+// and the SM's shared-memory and shuffle pipe allow. DRAM: a pass reads and writes each point once
+// (the tile's halo comes from L2), so L sweeps cost 2u bytes a point: L · B / (2u) points a second. The
+// pipe: each sweep of each column of the tile costs `accesses` shared-memory accesses or shuffles, 32
+// lanes a clock an SM for 4-byte words (half for 8-byte), and only the tile's middle, (b_x - 2Lr)
+// (b_y - 2Lr) of b_x b_y, is kept. B is Hopper's measured copy bandwidth; the clock 1.75 GHz. Ties go
+// to the shallower pass.
+constexpr measured_default<double> copy_bandwidth[] = {
+    {90, 999, 3.0e12, "bench/results/nvidia-h100: the copy ceiling of every GPU run, 2.95-3.05 TB/s"},
+    {0, 999, 1.5e12, "no measurement: a guess for pre-Hopper GPUs"},
+};
+
+struct fused_costs {
+  fused_block tile;
+  double accesses;  // shared-memory accesses and shuffles a column a sweep
+  int limit;        // the deepest compiled pass
+};
+
+double modelled_rate(const problem& p, int depth, const fused_costs& costs, int sm_count, double bandwidth) {
+  const int r = p.radius, ry = p.dims == 3 ? r : 0;
+  const double kept = static_cast<double>((costs.tile.x - 2 * depth * r) * (costs.tile.y - 2 * depth * ry)) /
+                      static_cast<double>(costs.tile.x * costs.tile.y);
+  if (kept <= 0) return 0;
+  const auto u = static_cast<double>(p.element_bytes());
+  const double dram = depth * bandwidth / (2 * u);
+  const double lanes_per_s = std::max(sm_count, 1) * 1.75e9 * 32 * (u == 4 ? 1.0 : 0.5);
+  return std::min(dram, kept * lanes_per_s / costs.accesses);
+}
+
+int modelled_depth(const problem& p, const launch_context& launch, const fused_costs& costs) {
+  const double bandwidth = default_for<double>(copy_bandwidth, launch.capability);
+  int best = std::min(costs.limit, 2);
+  double best_rate = 0;
+  for (int depth = 2; depth <= costs.limit; ++depth) {
+    const double rate = modelled_rate(p, depth, costs, launch.sm_count, bandwidth);
+    if (rate > best_rate * 1.02) best = depth, best_rate = rate;
+  }
+  return best;
+}
+
+int chosen_depth(const problem& p, const launch_context& launch, const fused_costs& costs, const char* step) {
+  const std::string_view chosen = launch.setting(fused_setting);
+  if (chosen == "model") return modelled_depth(p, launch, costs);
+  const auto depth = whole_setting(fused_setting.key, chosen);
+  if (depth > costs.limit) {
+    throw usage_error("fused=" + std::string(chosen) + ": " + step + " is compiled for at most " +
+                      std::to_string(costs.limit) + " sweeps a pass at this radius, shape, dimension and type");
+  }
+  return static_cast<int>(depth);
+}
+
+}  // namespace
+
+// Step 02: stars write their point and read 2r x and 2r y taps (z from registers); boxes read every tap
+// but their column's own.
+int fused_depth_of(const problem& p, const launch_context& launch) {
+  const int r = p.radius, ry = p.dims == 3 ? r : 0;
+  const double reads = p.form == shape::star ? 2.0 * r + 2.0 * ry : static_cast<double>(p.taps.size()) - (2 * r + 1);
+  const fused_costs costs{fused_block_of(p.dims), reads + 1,
+                          fused_depth_limit(p.dims, p.radius, p.form, static_cast<int>(p.element_bytes()))};
+  return chosen_depth(p, launch, costs, "step 02");
+}
+
+// Step 03: 2r shuffles for the x taps; for the y taps, 2r rows written and 2r read per 4 rows.
+int register_rows_depth_of(const problem& p, const launch_context& launch) {
+  const fused_costs costs{{32, 32}, 2.0 * p.radius + p.radius, register_rows_depth_limit(p.radius, static_cast<int>(p.element_bytes()))};
+  return chosen_depth(p, launch, costs, "step 03");
+}
+
+// The CPU's pass depth: chosen, else 4 (model: docs/stencil.md, "Time-skewed columns": the traffic
+// falls as 1/d while the band narrows as 1/(d + 1); at d = 4 the band still spans thousands of points).
+int skewed_depth_of(const problem&, const launch_context& launch) {
+  const std::string_view chosen = launch.setting(fused_setting);
+  if (chosen == "model") return 4;
+  return static_cast<int>(std::min<std::int64_t>(whole_setting(fused_setting.key, chosen), 64));
+}
+
+std::int64_t skewed_band_of(const problem& p, int depth, const launch_context& launch) {
+  const std::string_view chosen = launch.setting(column_width_setting);
+  std::int64_t width = 0;
+  if (chosen == "model") {
+    const cache_size cache = parse_cache_size(std::string(launch.setting(cache_setting)));
+    const schedule::stencil_footprint footprint{cache.bytes, p.element_bytes(), p.extent(), p.extent(), 1, 1, 0};
+    width = schedule::skewed_column_width(footprint, depth);
+    // At least one band a thread: the bands are what the threads share (a 2-vCPU Xeon's 2 MiB L2 holds a
+    // band wider than a 4099-point grid, which would leave one thread idle).
+    const std::int64_t threads = std::max(launch.cpu_threads, 1);
+    width = std::min(width, (p.grid.width + static_cast<std::int64_t>(depth) * p.radius + threads - 1) / threads);
+  } else {
+    width = whole_setting(column_width_setting.key, chosen);
+  }
+  return std::clamp<std::int64_t>(width, 1, std::max<std::int64_t>(p.grid.width, 1));
+}
+
+}  // namespace swath::stencil

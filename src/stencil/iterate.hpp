@@ -1,0 +1,93 @@
+#pragma once
+// What the iterated steps share: how T sweeps are cut into passes and where each pass writes, the
+// steps' settings, and their entry points for the registry table (src/stencil/iterate_registry.cpp).
+#include <cstdint>
+#include <vector>
+
+#include "policies.hpp"
+#include "swath/stencil.hpp"
+
+namespace swath::stencil {
+
+// ---- Passes ------------------------------------------------------------------------------------
+// T sweeps cut into passes of at most `depth` sweeps: ceil(T / depth) passes, one more when that count
+// and T differ in parity (so the library's ping-pong, which may hand in = out or in = scratch, never has
+// a pass write where it reads: sweep_operands), the sweeps spread evenly, deeper passes first. T = 64 at
+// depth 6: 11 passes, 12 for parity: 4 of 6 sweeps and 8 of 5. Empty for T = 0.
+std::vector<int> plan_passes(int sweeps, int depth);
+
+// Where pass k of n reads and writes: pass 0 reads in; each later pass reads what the one before
+// wrote; pass k writes out when n - 1 - k is even, else scratch, so the last writes out.
+struct pass_buffers {
+  const void* source;
+  void* target;
+};
+pass_buffers pass_at(const sweep_operands& x, int pass, int passes);
+
+// ---- Settings ----------------------------------------------------------------------------------
+inline constexpr parameter fused_setting{"fused", "model|N", "model",
+                                         "sweeps fused per pass over memory; model: the step's model of its rate (docs/stencil.md)"};
+inline constexpr parameter fused_settings[] = {fused_setting};
+// The CPU step's: its depth, and its band (the column steps' records: column_width, cache).
+inline constexpr parameter skewed_settings[] = {fused_setting, column_width_setting, cache_setting};
+
+// Step 02's (GPU) blocks, as data the kernel and the model both read: 3D grids take tiles of 32 x 32
+// columns (one thread each, 1024 threads), 2D grids rows of 512 points (their y is the kernel's z). A
+// pass of L sweeps computes the tile but keeps its middle, L r narrower on each side.
+struct fused_block {
+  int x;
+  int y;
+};
+constexpr fused_block fused_block_of(int dims) { return dims == 3 ? fused_block{32, 32} : fused_block{512, 1}; }
+// The deepest pass step 02 is compiled for: by registers (each thread queues 2r + 1 planes of every
+// sweep but the last: at most 24 of 64 at 1024 threads a block), by the tile (its middle must keep a
+// column), and by shared memory (each sweep but the last keeps a plane of the tile, halo included,
+// boxes 2r + 1 of them, within 200 KiB of Hopper's 227). 0 or 1: the step does not take the problem.
+constexpr int fused_depth_limit(int dims, int radius, shape form, int element_bytes) {
+  const fused_block block = fused_block_of(dims);
+  const int by_registers = dims == 3 ? (radius == 1 ? 4 : radius == 2 ? 3 : 2) : (radius == 1 ? 8 : radius == 2 ? 6 : 4);
+  const int plane_bytes = (block.x + 2 * radius) * (dims == 3 ? block.y + 2 * radius : 1) * element_bytes;
+  const int planes = form == shape::star ? 1 : 2 * radius + 1;
+  const int by_shared = 200 * 1024 / (plane_bytes * planes);
+  const int by_tile = (block.x - 1) / (2 * radius);
+  const int limit = by_registers < by_shared ? by_registers : by_shared;
+  return limit < by_tile ? limit : by_tile;
+}
+
+// Step 03's limit: 3D stars of radius 1 and 2. Each thread queues 2r + 1 planes of 4 rows for every
+// sweep but the last: in float 36 registers at r = 1, L = 4 and 40 at r = 2, L = 2 (of 80); in double
+// twice as many, of 128, at r = 1, L = 3 and r = 2, L = 2 (ptxas -v: no spills but 8 bytes in float).
+constexpr int register_rows_depth_limit(int radius, int element_bytes) {
+  if (radius == 1) return element_bytes == 4 ? 4 : 3;
+  return radius == 2 ? 2 : 0;
+}
+
+// The sweeps a pass of step 02 (GPU) fuses: the chosen number, else the model's, within its compiled
+// limit for this radius, shape, dimension and type (0: the step cannot fuse this problem).
+int fused_depth_of(const problem& p, const launch_context& launch);
+int register_rows_depth_of(const problem& p, const launch_context& launch);  // step 03's, the same way
+
+// The CPU skewed step's band: the widest band whose rows in flight for `depth` fused sweeps fit the
+// cache (schedule::skewed_column_width), and narrow enough to give each thread one, unless chosen.
+std::int64_t skewed_band_of(const problem& p, int depth, const launch_context& launch);
+int skewed_depth_of(const problem& p, const launch_context& launch);
+
+// ---- Steps ---------------------------------------------------------------------------------------
+support any_iterated(const iterated_problem& p);
+support skewable(const iterated_problem& p);     // 2D, rows back to back, boundary other than periodic
+support fusable_on_gpu(const iterated_problem& p);  // boundary other than periodic, a depth >= 2 compiled
+support rows_on_gpu(const iterated_problem& p);     // the same, 3D stars of radius 1 or 2
+
+// T single sweeps of the library's apply (host or device: where the operands are).
+void repeated_sweeps(const iterated_problem&, const sweep_operands&, const launch_context&);  // cpu/iterate/01_sweeps.cpp
+namespace cpu {
+void skewed_columns(const iterated_problem&, const sweep_operands&, const launch_context&);  // cpu/iterate/02_skewed_columns.cpp
+}
+namespace cuda {
+void fused_planes(const iterated_problem&, const sweep_operands&, const launch_context&);    // cuda/iterate/02_fused_planes.cu
+void register_rows(const iterated_problem&, const sweep_operands&, const launch_context&);   // cuda/iterate/03_register_rows.cu
+// Copies the grid in to out on the launch's stream (T = 0), pads untouched.
+void copy_grid(const problem& p, const void* in, void* out, const launch_context& launch);
+}
+
+}  // namespace swath::stencil

@@ -1,0 +1,314 @@
+// The iterate family as the runner and the tests see it: T sweeps of one stencil, the library's
+// iterated steps (src/stencil/iterate_registry.cpp) and swath::stencil::iterate as the "auto" rows,
+// checked against T sweeps of the float64 reference.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <string>
+
+#include "iterate.hpp"
+#include "steps.hpp"
+#include "swath/bench/check.hpp"
+#include "swath/bench/lab_table.hpp"
+#include "swath/bench/table_family.hpp"
+#include "swath/core/buffer.hpp"
+#include "swath/core/device.hpp"
+#include "swath/core/error.hpp"
+#include "swath/core/poison.hpp"
+#include "swath/core/random.hpp"
+#include "swath/lab/stencil.hpp"
+
+namespace swath::stencil {
+namespace {
+
+constexpr double tolerance = float_tolerance;
+using enum backend;
+using enum ceiling_kind;
+
+// ---- The library call's rows ---------------------------------------------------------------------
+// swath::stencil::iterate overwrites both its buffers and keeps the result in a (T even) or b (odd):
+// the row first copies the input into the one that must end as out, so its time includes that copy
+// (one read and write of the grid: 1/T of the work, 1.6% at T = 64).
+void library_iterate(const iterated_problem& ip, const sweep_operands& x, const launch_context& launch) {
+  const problem& p = ip.sweep;
+  const grid_layout grid{p.grid.width, p.grid.height, p.depth, p.row_pitch, p.dims};
+  operator_spec spec{p.form, p.radius, p.edge, p.edge_value, {}};
+  for (const tap& t : p.taps) spec.weights.push_back(t.weight);
+  const auto stream = static_cast<stream_t>(launch.stream);
+  void* a = ip.sweeps % 2 == 0 ? x.out : x.scratch;
+  void* b = ip.sweeps % 2 == 0 ? x.scratch : x.out;
+  const iterated_problem copy_only{p, 0};
+  repeated_sweeps(copy_only, sweep_operands{x.in, a, b}, launch);  // T = 0: the copy, on the stream
+  if (p.type == element_type::f32) {
+    iterate(static_cast<float*>(a), static_cast<float*>(b), grid, spec, ip.sweeps, stream);
+  } else {
+    iterate(static_cast<double*>(a), static_cast<double*>(b), grid, spec, ip.sweeps, stream);
+  }
+}
+support host_iterated(const iterated_problem& p) {
+  if (p.sweep.pitch() != p.sweep.grid.width) return support::no("host grids have their rows back to back");
+  return any_iterated(p);
+}
+
+// clang-format off
+const iterated_variant lab_rows[] = {
+  {{"iterate/cpu/auto",  cpu,  "swath::stencil::iterate on host memory",   "iterate", tolerance, false, host_memory},   host_iterated, library_iterate, iterated_work},
+#if SWATH_WITH_CUDA
+  {{"iterate/cuda/auto", cuda, "swath::stencil::iterate on device memory", "iterate", tolerance, false, device_memory}, any_iterated,  library_iterate, iterated_work},
+#endif
+};
+// clang-format on
+
+constexpr parameter sweeps_parameter{"sweeps", "0|N", "64", "T, the sweeps applied (the CPU suite runs 16)", parameter::naming::always};
+
+// The stencil's parameters, then sweeps.
+std::span<const parameter> iterated_parameters() {
+  static const std::vector<parameter> all = [] {
+    const auto stencil = family().parameters();
+    std::vector<parameter> list(stencil.begin(), stencil.end());
+    list.push_back(sweeps_parameter);
+    return list;
+  }();
+  return all;
+}
+
+template <class T>
+class iterated_trial final : public bench::trial {
+ public:
+  iterated_trial(const iterated_variant& v, const iterated_problem& p, const bench::trial_options& options)
+      : variant_(v), problem_(p), options_(options), launch_(bench::prepare_launch(v.info, v.supports(p), options.settings)) {
+    const bool gpu = v.info.where == backend::cuda;
+    const auto count = static_cast<std::size_t>(p.sweep.stored_elements());
+    const auto set_bytes = static_cast<std::int64_t>(2 * count * sizeof(T));
+    const int sets = bench::wanted_sets(options, set_bytes);
+    const memory_kind kind = gpu ? memory_kind::device : memory_kind::host;
+    scratch_ = buffer<T>(kind, count);
+    buffer<T> staging;
+    if (gpu) staging = buffer<T>(memory_kind::host, count);
+    for (int set = 0; set < sets; ++set) {
+      if (gpu && set > 0 && !bench::room_for_another_set(memory_kind::device, set, set_bytes)) break;
+      inputs_.emplace_back(kind, count);
+      outputs_.emplace_back(kind, count);
+      if (gpu) {
+        fill(staging, input_seed(set));
+        copy(inputs_.back(), staging);
+      } else {
+        fill(inputs_.back(), input_seed(set));
+      }
+    }
+  }
+
+  [[nodiscard]] int sets() const override { return static_cast<int>(inputs_.size()); }
+  void poison_outputs() override {
+    for (buffer<T>* b : all_written()) {
+      if (b->kind() == memory_kind::device) {
+        poison_device(b->data(), static_cast<std::int64_t>(b->size()));
+      } else {
+        poison_host(b->data(), static_cast<std::int64_t>(b->size()));
+      }
+    }
+    if (variant_.info.where == backend::cuda) device_synchronize();
+  }
+  void run(int set) override {
+    const auto index = static_cast<std::size_t>(set) % inputs_.size();
+    variant_.run(problem_, sweep_operands{inputs_[index].data(), outputs_[index].data(), scratch_.data()}, launch_);
+  }
+  [[nodiscard]] bool timed_on_device() const override { return variant_.info.where == backend::cuda; }
+
+  bench::check_result check() override {
+    const problem& p = problem_.sweep;
+    buffer<T> host_copy;
+    const T* out = outputs_.front().data();
+    if (outputs_.front().kind() == memory_kind::device) {
+      device_synchronize();
+      host_copy = buffer<T>(memory_kind::host, outputs_.front().size());
+      copy(host_copy, outputs_.front());
+      out = host_copy.data();
+    }
+    const std::uint64_t seed = input_seed(0);
+    std::vector<double> input(static_cast<std::size_t>(p.points()));
+    const auto count = static_cast<std::int64_t>(input.size());
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < count; ++i) input[static_cast<std::size_t>(i)] = static_cast<double>(static_cast<T>(input_value(seed, i)));
+#if SWATH_WITH_CUDA
+    const bool on_device = variant_.info.where == backend::cuda;
+#else
+    const bool on_device = false;
+#endif
+    const std::vector<double> expected = on_device ? reference_sweeps_on_device(p, input, problem_.sweeps)
+                                                   : reference_sweeps(p, std::move(input), problem_.sweeps);
+    const std::int64_t pitch = p.pitch();
+    const auto reference = [&](std::int64_t stored) { return expected[static_cast<std::size_t>(stored / pitch * p.grid.width + stored % pitch)]; };
+    // One sweep in float is within 2n ε_f32 of exact (n taps, positive weights and inputs); the error
+    // of earlier sweeps passes through with a gain of at most Σ w = 1 (averaging weights), so T sweeps
+    // are within T · 2n ε. Double: 2^29 times less. T = 0 copies: exact.
+    const double one_sweep = 2.0 * static_cast<double>(p.taps.size()) * 0x1p-24;
+    const double for_float = std::max(one_sweep, one_sweep * problem_.sweeps);
+    const double bound = std::is_same_v<T, float> ? for_float : for_float * 0x1p-29;
+    return bench::compare_region(out, p.grid.height * p.depth, p.grid.width, pitch, reference, bound);
+  }
+
+ private:
+  std::vector<buffer<T>*> all_written() {
+    std::vector<buffer<T>*> list{&scratch_};
+    for (auto& out : outputs_) list.push_back(&out);
+    return list;
+  }
+  [[nodiscard]] std::uint64_t input_seed(int set) const { return mix64(options_.seed + static_cast<std::uint64_t>(set)); }
+  static double input_value(std::uint64_t seed, std::int64_t index) {
+    if constexpr (std::is_same_v<T, float>) {
+      return std::fabs(static_cast<double>(random_float(seed, static_cast<std::uint64_t>(index))));
+    } else {
+      return std::fabs(random_double(seed, static_cast<std::uint64_t>(index)));
+    }
+  }
+  // The points hold input_value of their dense index; a pitched grid's pads hold NaN.
+  void fill(buffer<T>& target, std::uint64_t seed) {
+    const std::int64_t width = problem_.sweep.grid.width, pitch = problem_.sweep.pitch();
+    const std::int64_t rows = static_cast<std::int64_t>(target.size()) / pitch;
+    T* data = target.data();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t row = 0; row < rows; ++row) {
+      for (std::int64_t x = 0; x < pitch; ++x) {
+        data[row * pitch + x] =
+            x < width ? static_cast<T>(input_value(seed, row * width + x)) : std::numeric_limits<T>::quiet_NaN();
+      }
+    }
+  }
+
+  iterated_variant variant_;
+  iterated_problem problem_;
+  bench::trial_options options_;
+  launch_context launch_;
+  std::vector<buffer<T>> inputs_;
+  std::vector<buffer<T>> outputs_;
+  buffer<T> scratch_;
+};
+
+bench::problem_spec spec_of(const char* size, const std::string& config) { return {bench::parse_size(size), config}; }
+
+class iterated_family_adapter final : public bench::table_family<iterated_variant, iterated_problem> {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "iterate"; }
+  [[nodiscard]] std::string_view summary() const override {
+    return "T sweeps of a 2D or 3D stencil: repeated single sweeps, time-skewed CPU columns, GPU temporal blocking";
+  }
+  [[nodiscard]] std::span<const parameter> parameters() const override { return iterated_parameters(); }
+  [[nodiscard]] std::vector<bench::size_spec> default_sizes(const variant_info& info) const override {
+    if (info.where == backend::cuda) return {{{512, 512, 512}}, {{508, 509, 511}}, {{16384, 16384}}};
+    return {{{4099, 4097}}};
+  }
+  [[nodiscard]] std::string_view size_help() const override { return "WxH (2D) or WxHxD (3D)"; }
+  // The suite: the targets at T = 64 on the GPU (512^3 and a ragged grid, float and double at
+  // radius 1; radius 2 and the 27-point box in float; the 2D 5-point at 16384^2), step 02 also at each
+  // pass depth its model chose among; the CPU one 2D grid larger than its caches at T = 16.
+  [[nodiscard]] std::vector<bench::problem_spec> default_cases(const variant_info& info) const override {
+    if (info.where == backend::cpu) {
+      std::vector<bench::problem_spec> cases = {spec_of("4099x4097", "radius=1 shape=star type=float sweeps=16")};
+      if (info.name.ends_with("02_skewed_columns")) {
+        for (const char* d : {"2", "8"}) cases.push_back(spec_of("4099x4097", std::string("radius=1 shape=star type=float sweeps=16 fused=") + d));
+      }
+      return cases;
+    }
+    std::vector<bench::problem_spec> cases = {
+        spec_of("512x512x512", "radius=1 shape=star type=float sweeps=64"),
+        spec_of("508x509x511", "radius=1 shape=star type=float sweeps=64"),
+        spec_of("512x512x512", "radius=1 shape=star type=double sweeps=64"),
+        spec_of("512x512x512", "radius=2 shape=star type=float sweeps=64"),
+        spec_of("512x512x512", "radius=1 shape=box type=float sweeps=64"),
+        spec_of("16384x16384", "radius=1 shape=star type=float sweeps=64"),
+        spec_of("16384x16384", "radius=2 shape=star type=float sweeps=64"),
+        spec_of("16384x16384", "radius=1 shape=star type=double sweeps=64"),
+    };
+    if (info.name.ends_with("03_register_rows")) {
+      for (const char* d : {"2", "3", "4"}) cases.push_back(spec_of("512x512x512", std::string("radius=1 shape=star type=float sweeps=64 fused=") + d));
+      cases.push_back(spec_of("512x512x512", "radius=1 shape=star type=double sweeps=64 fused=3"));
+    }
+    if (info.name.ends_with("02_fused_planes")) {
+      for (const char* d : {"2", "3", "4"}) cases.push_back(spec_of("512x512x512", std::string("radius=1 shape=star type=float sweeps=64 fused=") + d));
+      for (const char* d : {"2", "4", "8"}) cases.push_back(spec_of("16384x16384", std::string("radius=1 shape=star type=float sweeps=64 fused=") + d));
+    }
+    return cases;
+  }
+
+ protected:
+  [[nodiscard]] std::span<const iterated_variant> table() const override { return iterated_variants(); }
+  [[nodiscard]] std::string size_mismatch(const iterated_variant&, const bench::size_spec& size) const override {
+    return size.extents.size() == 2 || size.extents.size() == 3 ? "" : "stencils take a size WxH or WxHxD";
+  }
+  [[nodiscard]] iterated_problem problem_of(const iterated_variant&, const bench::problem_spec& spec) const override {
+    return make_iterated_problem(spec);
+  }
+  [[nodiscard]] std::int64_t footprint(const iterated_variant&, const iterated_problem& p) const override {
+    return 3 * p.sweep.stored_elements() * p.sweep.element_bytes();  // in, out and the scratch
+  }
+  [[nodiscard]] std::unique_ptr<bench::trial> trial_of(const iterated_variant& v, const iterated_problem& p,
+                                                       const bench::trial_options& options) const override {
+    return make_iterated_trial(v, p, options);
+  }
+};
+
+}  // namespace
+
+std::vector<double> reference_sweeps(const problem& p, std::vector<double> input, int sweeps) {
+  std::vector<double> next(input.size());
+  const std::int64_t plane = p.grid.count(), count = p.points();
+  for (int sweep = 0; sweep < sweeps; ++sweep) {
+    const double* in = input.data();
+    double* out = next.data();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < count; ++i) {
+      const std::int64_t z = i / plane, y = (i % plane) / p.grid.width, x = i % p.grid.width;
+      if (p.edge == boundary::copy && near_face(x, y, z, p.grid.width, p.grid.height, p.depth, p.radius, p.dims)) {
+        out[i] = in[i];
+        continue;
+      }
+      double sum = 0;
+      for (const tap& t : p.taps) {
+        const std::int64_t source = source_index(x + t.dx, y + t.dy, z + t.dz, p.grid, p.depth, p.edge);
+        sum += t.weight * (source < 0 ? p.edge_value : in[source]);
+      }
+      out[i] = sum;
+    }
+    input.swap(next);
+  }
+  return input;
+}
+
+iterated_problem make_iterated_problem(const bench::problem_spec& spec) {
+  const auto values = bench::parse_config(spec.config, iterated_family().defaults());
+  iterated_problem p{make_problem(spec), 0};
+  const std::string& sweeps = values.at("sweeps");
+  p.sweeps = sweeps == "0" ? 0 : static_cast<int>(std::min<std::int64_t>(bench::parse_positive("sweeps", sweeps), 1 << 20));
+  if (values.at("weights") == "default") {  // averaging: the default pattern scaled to sum 1
+    const double total = std::accumulate(p.sweep.taps.begin(), p.sweep.taps.end(), 0.0,
+                                         [](double sum, const tap& t) { return sum + t.weight; });
+    for (tap& t : p.sweep.taps) t.weight /= total;
+  }
+  return p;
+}
+
+std::unique_ptr<bench::trial> make_iterated_trial(const iterated_variant& v, const iterated_problem& p,
+                                                  const bench::trial_options& options) {
+  if (p.sweep.type == element_type::f32) return std::make_unique<iterated_trial<float>>(v, p, options);
+  return std::make_unique<iterated_trial<double>>(v, p, options);
+}
+
+std::span<const iterated_variant> iterated_variants() {
+  static const std::vector<iterated_variant> all = bench::join_rows(iterated_steps(), lab_rows);
+  return all;
+}
+const iterated_variant& find_iterated_variant(std::string_view name) {
+  return find_in_table(iterated_variants(), "iterate", name);
+}
+
+const bench::family& iterated_family() {
+  static const iterated_family_adapter instance;
+  return instance;
+}
+
+}  // namespace swath::stencil

@@ -1,0 +1,34 @@
+// The iterated stencil's registry (the iterate family): every step, in reading order. The CLI, the
+// tests and the benchmarks all iterate this table; the lab adds the library call's rows
+// (iterate_family.cpp).
+#include "iterate.hpp"
+#include "steps.hpp"
+
+namespace swath::stencil {
+namespace {
+
+// A sweep's float error is within its taps' n ε of exact; errors of earlier sweeps carry through with a
+// gain of at most Σ|w| (1 for the suite's averaging weights), so T sweeps are within T n ε: the family's
+// check multiplies the row's tolerance by T (iterate_family.cpp).
+constexpr double tolerance = float_tolerance;
+
+using enum backend;
+using enum ceiling_kind;
+
+// clang-format off
+const iterated_variant table[] = {
+  {{"iterate/cpu/01_sweeps",          cpu,  "T sweeps of swath::stencil::apply (the single-sweep reference)", "iterate", tolerance, false, host_memory},                     any_iterated, repeated_sweeps, iterated_work},
+  {{"iterate/cpu/02_skewed_columns",  cpu,  "2D: d sweeps per pass in time-skewed column bands, all cores",  "iterate", tolerance, false, host_memory, skewed_settings},    skewable, cpu::skewed_columns, iterated_work},
+#if SWATH_WITH_CUDA
+  {{"iterate/cuda/01_sweeps",         cuda, "T sweeps of swath::stencil::apply (the single-sweep reference)", "iterate", tolerance, false, device_memory},                   any_iterated, repeated_sweeps, iterated_work},
+  {{"iterate/cuda/02_fused_planes",   cuda, "L sweeps per pass: 2.5D tiles march z, every sweep on chip",     "iterate", tolerance, false, device_memory, fused_settings},   fusable_on_gpu, cuda::fused_planes, iterated_work},
+  {{"iterate/cuda/03_register_rows",  cuda, "3D stars r 1-2: as 02, 4 rows a thread, x taps by shuffles",     "iterate", tolerance, false, device_memory, fused_settings},   rows_on_gpu, cuda::register_rows, iterated_work},
+#endif
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const iterated_variant> iterated_steps() { return table; }
+
+}  // namespace swath::stencil

@@ -1,0 +1,207 @@
+// The iterate family: every row against T sweeps of the float64 reference, at ragged sizes (grids
+// smaller than one tile, T not a multiple of the pass depth, T = 0 and 1), every shape, boundary and
+// type, and each of its settings' values; the passes' plan; and that the check rejects a result one
+// sweep short. CUDA rows run in the Gpu suites (skipped without a GPU).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "../src/stencil/iterate.hpp"
+#include "swath/lab/stencil.hpp"
+#include "swath/schedule/cache_model.hpp"
+#include "test_support.hpp"
+
+namespace swath::stencil {
+namespace {
+
+bench::check_result check_config(const iterated_variant& v, const bench::size_spec& size, const std::string& config) {
+  const iterated_problem p = make_iterated_problem({size, config});
+  return testing::check_once(make_iterated_trial(v, p, testing::fresh_options(v.info, config)));
+}
+
+// Every configuration the row supports at these sizes, radii and sweep counts; returns how many ran.
+int check_every_configuration(const iterated_variant& v, const std::vector<bench::size_spec>& sizes,
+                              const std::vector<const char*>& radii, const std::vector<const char*>& sweeps,
+                              const std::vector<std::string>& settings) {
+  int checked = 0;
+  for (const auto& size : sizes) {
+    for (const char* radius : radii) {
+      for (const char* form : {"star", "box"}) {
+        for (const char* edge : {"clamp", "copy", "constant", "periodic"}) {
+          for (const char* type : {"float", "double"}) {
+            for (const char* t : sweeps) {
+              for (const std::string& setting : settings) {
+                const std::string config = std::string("radius=") + radius + " shape=" + form + " boundary=" + edge +
+                                           " type=" + type + " sweeps=" + t + " " + setting;
+                if (!v.supports(make_iterated_problem({size, config})).ok()) continue;
+                const auto result = check_config(v, size, config);
+                EXPECT_TRUE(result.passed()) << v.info.name << " " << size.text() << " " << config << ": " << result.describe();
+                if (!result.passed()) return checked;
+                EXPECT_EQ(result.checked, size.count());
+                ++checked;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return checked;
+}
+
+// The row's settings at each literal value (fused=model ...), and the numbers the tests name.
+std::vector<std::string> settings_of(const iterated_variant& v, const std::vector<std::string>& numbers) {
+  std::vector<std::string> settings = {""};
+  for (const std::string& value : testing::each_setting_value(v.info)) settings.push_back(value);
+  if (!v.info.settings.empty()) settings.insert(settings.end(), numbers.begin(), numbers.end());
+  return settings;
+}
+
+TEST(IteratePasses, SumToTKeepItsParityAndStayWithinTheDepth) {
+  EXPECT_TRUE(plan_passes(0, 4).empty());
+  for (int sweeps = 1; sweeps <= 70; ++sweeps) {
+    for (int depth = 1; depth <= 9; ++depth) {
+      const std::vector<int> passes = plan_passes(sweeps, depth);
+      EXPECT_EQ(std::accumulate(passes.begin(), passes.end(), 0), sweeps) << sweeps << " " << depth;
+      EXPECT_EQ(static_cast<int>(passes.size()) % 2, sweeps % 2) << sweeps << " " << depth;
+      EXPECT_LE(static_cast<int>(passes.size()), (sweeps + depth - 1) / depth + 1);
+      for (const int fused : passes) {
+        EXPECT_GE(fused, 1);
+        EXPECT_LE(fused, depth);
+      }
+    }
+  }
+  EXPECT_EQ(plan_passes(64, 6), (std::vector<int>{6, 6, 6, 6, 5, 5, 5, 5, 5, 5, 5, 5}));
+}
+
+TEST(IteratePasses, EndInOutAndNeverWriteWhereTheyRead) {
+  int in = 0, out = 0, scratch = 0;
+  for (int passes = 1; passes <= 6; ++passes) {
+    // in distinct; in = out (an even count); in = scratch (an odd count): the library's ping-pong.
+    for (const sweep_operands x : {sweep_operands{&in, &out, &scratch}, sweep_operands{&out, &out, &scratch},
+                                   sweep_operands{&scratch, &out, &scratch}}) {
+      if (x.in == &out && passes % 2 == 1) continue;
+      if (x.in == &scratch && passes % 2 == 0) continue;
+      const void* previous = x.in;
+      for (int k = 0; k < passes; ++k) {
+        const pass_buffers at = pass_at(x, k, passes);
+        EXPECT_EQ(at.source, previous);
+        EXPECT_NE(static_cast<const void*>(at.target), at.source);
+        previous = at.target;
+      }
+      EXPECT_EQ(previous, &out);
+    }
+  }
+}
+
+TEST(IterateSkewedModel, BandShrinksWithDepthAndFitsTheCache) {
+  const schedule::stencil_footprint s{1 << 20, 4, 3, 3, 1, 1, 0};
+  std::int64_t previous = 1 << 30;
+  for (int depth = 1; depth <= 16; ++depth) {
+    const std::int64_t c = schedule::skewed_column_width(s, depth);
+    EXPECT_LT(c, previous);
+    EXPECT_LE(schedule::skewed_column_bytes(s, c, depth), s.cache_bytes);
+    EXPECT_GT(schedule::skewed_column_bytes(s, c + 1, depth), s.cache_bytes);
+    previous = c;
+  }
+  // Per sweep, a pass of d fetches about 1/d of one sweep's lines when the band is wide.
+  const schedule::extent2d grid{8192, 512};
+  const double one = static_cast<double>(schedule::skewed_column_fetches(grid, 4096, 2, 1, 16));
+  const double four = static_cast<double>(schedule::skewed_column_fetches(grid, 4096, 2, 4, 16)) / 4;
+  EXPECT_NEAR(four / one, 0.25, 0.01);
+}
+
+class IterateVariant : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(IterateVariant, MatchesTSweepsOfTheReference) {
+  const iterated_variant& v = find_iterated_variant(GetParam());
+  const std::vector<bench::size_spec> sizes = {{{1, 1}}, {{2, 9}}, {{37, 29}}, {{130, 7}}, {{9, 7, 5}}};
+  const int checked = check_every_configuration(v, sizes, {"1", "2", "4"}, {"0", "1", "5", "8"},
+                                                settings_of(v, {"fused=1", "fused=3 column_width=5", "fused=6 column_width=1"}));
+  EXPECT_GT(checked, 0) << v.info.name << " supported none of the configurations";
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpu, IterateVariant, ::testing::ValuesIn(testing::variant_names(iterated_variants(), backend::cpu)),
+                         testing::variant_test_name);
+
+// The check can fail: T - 1 sweeps against T sweeps' reference is rejected (the averaging weights
+// smooth the grid, so the two differ least at the largest T the tests use).
+const iterated_variant one_sweep_short{{"iterate/cpu/one_short", backend::cpu, "T - 1 sweeps", "iterate", 1e-5, false,
+                                        ceiling_kind::host_memory},
+                                       any_iterated,
+                                       [](const iterated_problem& p, const sweep_operands& x, const launch_context& launch) {
+                                         repeated_sweeps({p.sweep, p.sweeps - 1}, x, launch);
+                                       },
+                                       iterated_work};
+
+TEST(IterateCheck, RejectsAResultOneSweepShort) {
+  for (const char* config : {"radius=1 shape=star sweeps=8", "radius=1 shape=star sweeps=64 type=double",
+                             "radius=2 shape=box boundary=copy sweeps=5"}) {
+    const iterated_problem p = make_iterated_problem({{{41, 37}}, config});
+    const auto result = testing::check_once(make_iterated_trial(one_sweep_short, p, testing::fresh_options()));
+    EXPECT_FALSE(result.passed()) << config << ": " << result.describe();
+    EXPECT_GT(result.max_relative_error, result.tolerance) << config;
+  }
+}
+
+// The GPU rows: 3D grids thinner than one tile and a few tiles wide, deep in z (many chunks), 2D rows
+// shorter and longer than one block, pitched rows; radius 1-4, every shape, boundary and type.
+class GpuIterateVariant : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuIterateVariant, MatchesTSweepsOfTheReferenceIn3d) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const iterated_variant& v = find_iterated_variant(GetParam());
+  const bool small = std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr;
+  // Under the sanitizers (SWATH_SMALL_GPU_TESTS) one size, radius 1, T = 3: each check is T launches of
+  // the step and of the reference, and memcheck slows every launch to tens of milliseconds.
+  const std::vector<bench::size_spec> sizes = small ? std::vector<bench::size_spec>{{{33, 31, 9}}}
+                                                    : std::vector<bench::size_spec>{{{1, 1, 1}}, {{5, 3, 2}}, {{33, 31, 9}}, {{70, 45, 131}}};
+  const int checked = check_every_configuration(v, sizes, small ? std::vector<const char*>{"1"} : std::vector<const char*>{"1", "2", "3", "4"},
+                                                small ? std::vector<const char*>{"3"} : std::vector<const char*>{"0", "1", "3", "7"},
+                                                settings_of(v, {"fused=1", "fused=2"}));
+  EXPECT_GT(checked, 0) << v.info.name << " supported none of the configurations";
+}
+
+TEST_P(GpuIterateVariant, MatchesTSweepsOfTheReferenceIn2d) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const iterated_variant& v = find_iterated_variant(GetParam());
+  const bool small = std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr;  // as in 3D
+  const int checked = check_every_configuration(
+      v, small ? std::vector<bench::size_spec>{{{1100, 67}}} : std::vector<bench::size_spec>{{{1, 1}}, {{37, 29}}, {{1100, 67}}},
+      small ? std::vector<const char*>{"1"} : std::vector<const char*>{"1", "2", "4"},
+      small ? std::vector<const char*>{"4"} : std::vector<const char*>{"0", "4", "9"}, settings_of(v, {"fused=1", "fused=3"}));
+  EXPECT_GT(checked, 0) << v.info.name << " supported none of the configurations";
+}
+
+TEST_P(GpuIterateVariant, MatchesOnPitchedGridsAndAtEachPassDepth) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const iterated_variant& v = find_iterated_variant(GetParam());
+  const bool small = std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr;  // as in 3D: the default depth only
+  for (const char* depth : {"", " fused=2", " fused=3", " fused=4"}) {
+    if (small && *depth != '\0') break;
+    for (const char* grid : {"radius=1 shape=star pitch=lines", "radius=1 shape=box type=double pitch=70",
+                             "radius=2 shape=star boundary=constant pitch=lines"}) {
+      const std::string config = std::string(grid) + " sweeps=11" + (v.info.settings.empty() ? "" : depth);
+      const bench::size_spec size{{67, 45, 40}};
+      const iterated_problem p = make_iterated_problem({size, config});
+      if (!v.supports(p).ok()) continue;
+      const int limit = v.info.name.ends_with("03_register_rows")
+                            ? register_rows_depth_limit(p.sweep.radius, static_cast<int>(p.sweep.element_bytes()))
+                            : fused_depth_limit(3, p.sweep.radius, p.sweep.form, static_cast<int>(p.sweep.element_bytes()));
+      if (!v.info.settings.empty() && *depth != '\0' && std::atoi(depth + 7) > limit) continue;
+      const auto result = check_config(v, size, config);
+      EXPECT_TRUE(result.passed()) << v.info.name << " " << config << ": " << result.describe();
+    }
+    if (v.info.settings.empty()) break;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Gpu, GpuIterateVariant, ::testing::ValuesIn(testing::variant_names(iterated_variants(), backend::cuda)),
+                         testing::variant_test_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GpuIterateVariant);
+
+}  // namespace
+}  // namespace swath::stencil
