@@ -75,6 +75,10 @@ TEST(IteratePasses, SumToTKeepItsParityAndStayWithinTheDepth) {
     }
   }
   EXPECT_EQ(plan_passes(64, 6), (std::vector<int>{6, 6, 6, 6, 5, 5, 5, 5, 5, 5, 5, 5}));
+  // Without the parity (the CPU's skewed step): as few passes as the depth allows.
+  EXPECT_EQ(plan_passes(4, 4, false), (std::vector<int>{4}));
+  EXPECT_EQ(plan_passes(4, 4), (std::vector<int>{2, 2}));
+  EXPECT_EQ(plan_passes(64, 6, false), (std::vector<int>{6, 6, 6, 6, 6, 6, 6, 6, 6, 5, 5}));
 }
 
 TEST(IteratePasses, EndInOutAndNeverWriteWhereTheyRead) {

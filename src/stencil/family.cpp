@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "inputs.hpp"
 #include "steps.hpp"
 #include "swath/lab/stencil.hpp"
 #include "swath/bench/check.hpp"
@@ -58,10 +59,10 @@ class stencil_trial final : public bench::trial {
       inputs_.emplace_back(kind, count);
       outputs_.emplace_back(kind, count);
       if (gpu) {
-        fill(staging, input_seed(set));
+        fill_grid(staging, problem_, input_seed(set));
         copy(inputs_.back(), staging);
       } else {
-        fill(inputs_.back(), input_seed(set));
+        fill_grid(inputs_.back(), problem_, input_seed(set));
       }
     }
   }
@@ -102,7 +103,7 @@ class stencil_trial final : public bench::trial {
     T* drawn = input.data();
     const std::int64_t count = p.points();
 #pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < count; ++i) drawn[i] = static_cast<T>(input_value(seed, i));
+    for (std::int64_t i = 0; i < count; ++i) drawn[i] = static_cast<T>(input_value<T>(seed, i));
     const auto value = [&](std::int64_t source) { return source < 0 ? p.edge_value : static_cast<double>(drawn[source]); };
     const std::int64_t plane = p.grid.count();
     const std::int64_t pitch = p.pitch();
@@ -129,30 +130,6 @@ class stencil_trial final : public bench::trial {
 
  private:
   [[nodiscard]] std::uint64_t input_seed(int set) const { return mix64(options_.seed + static_cast<std::uint64_t>(set)); }
-
-  // Inputs are positive, |random| in [0.5, 2): no cancellation, so relative error means something.
-  static double input_value(std::uint64_t seed, std::int64_t index) {
-    if constexpr (std::is_same_v<T, float>) {
-      return std::fabs(static_cast<double>(random_float(seed, static_cast<std::uint64_t>(index))));
-    } else {
-      return std::fabs(random_double(seed, static_cast<std::uint64_t>(index)));
-    }
-  }
-
-  // The grid's points hold input_value of their dense index; a pitched grid's pads hold NaN, which a
-  // step that reads one carries into an output the check then rejects.
-  void fill(buffer<T>& target, std::uint64_t seed) {
-    const std::int64_t width = problem_.grid.width, pitch = problem_.pitch();
-    const std::int64_t rows = static_cast<std::int64_t>(target.size()) / pitch;
-    T* data = target.data();
-#pragma omp parallel for schedule(static)
-    for (std::int64_t row = 0; row < rows; ++row) {
-      for (std::int64_t x = 0; x < pitch; ++x) {
-        data[row * pitch + x] =
-            x < width ? static_cast<T>(input_value(seed, row * width + x)) : std::numeric_limits<T>::quiet_NaN();
-      }
-    }
-  }
 
   variant variant_;
   problem problem_;

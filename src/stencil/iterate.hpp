@@ -10,11 +10,12 @@
 namespace swath::stencil {
 
 // ---- Passes ------------------------------------------------------------------------------------
-// T sweeps cut into passes of at most `depth` sweeps: ceil(T / depth) passes, one more when that count
-// and T differ in parity (so the library's ping-pong, which may hand in = out or in = scratch, never has
-// a pass write where it reads: sweep_operands), the sweeps spread evenly, deeper passes first. T = 64 at
-// depth 6: 11 passes, 12 for parity: 4 of 6 sweeps and 8 of 5. Empty for T = 0.
-std::vector<int> plan_passes(int sweeps, int depth);
+// T sweeps cut into passes of at most `depth` sweeps: ceil(T / depth) passes, one more when
+// `same_parity` and that count and T differ in parity (so the library's ping-pong, which may hand in =
+// out or in = scratch, never has a pass write where it reads: sweep_operands), the sweeps spread
+// evenly, deeper passes first. T = 64 at depth 6: 11 passes, 12 for parity: 4 of 6 sweeps and 8 of 5.
+// Empty for T = 0. (The CPU's skewed step alternates its buffers by sweep, not by pass: no parity.)
+std::vector<int> plan_passes(int sweeps, int depth, bool same_parity = true);
 
 // Where pass k of n reads and writes: pass 0 reads in; each later pass reads what the one before
 // wrote; pass k writes out when n - 1 - k is even, else scratch, so the last writes out.
@@ -68,7 +69,8 @@ int fused_depth_of(const problem& p, const launch_context& launch);
 int register_rows_depth_of(const problem& p, const launch_context& launch);  // step 03's, the same way
 
 // The CPU skewed step's band: the widest band whose rows in flight for `depth` fused sweeps fit the
-// cache (schedule::skewed_column_width), and narrow enough to give each thread one, unless chosen.
+// cache (schedule::skewed_column_width), and narrow enough to give each thread one, unless chosen. Its
+// depth: chosen, else 4, fewer where the rows in flight would outnumber the cache's ways (iterate.cpp).
 std::int64_t skewed_band_of(const problem& p, int depth, const launch_context& launch);
 int skewed_depth_of(const problem& p, const launch_context& launch);
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "iterate.hpp"
+#include "inputs.hpp"
 #include "steps.hpp"
 #include "swath/bench/check.hpp"
 #include "swath/bench/lab_table.hpp"
@@ -35,9 +36,8 @@ using enum ceiling_kind;
 // (one read and write of the grid: 1/T of the work, 1.6% at T = 64).
 void library_iterate(const iterated_problem& ip, const sweep_operands& x, const launch_context& launch) {
   const problem& p = ip.sweep;
-  const grid_layout grid{p.grid.width, p.grid.height, p.depth, p.row_pitch, p.dims};
-  operator_spec spec{p.form, p.radius, p.edge, p.edge_value, {}};
-  for (const tap& t : p.taps) spec.weights.push_back(t.weight);
+  const grid_layout grid = layout_of(p);
+  const operator_spec spec = operator_of(p);
   const auto stream = static_cast<stream_t>(launch.stream);
   void* a = ip.sweeps % 2 == 0 ? x.out : x.scratch;
   void* b = ip.sweeps % 2 == 0 ? x.scratch : x.out;
@@ -63,13 +63,23 @@ const iterated_variant lab_rows[] = {
 };
 // clang-format on
 
-constexpr parameter sweeps_parameter{"sweeps", "0|N", "64", "T, the sweeps applied (the CPU suite runs 16)", parameter::naming::always};
+constexpr parameter sweeps_parameter{"sweeps", "0|N", "64", "T, the sweeps applied (the GPU suite runs 64, the CPU suite 16)", parameter::naming::always};
 
-// The stencil's parameters, then sweeps.
+// The stencil's parameters (their help says what this family's suite runs), then sweeps.
+constexpr parameter suite_help[] = {
+    {"radius", "", "", "taps up to r points away along an axis (the GPU suite runs 1 and 2)"},
+    {"type", "", "", "the element type (the GPU suite runs both at radius 1)"},
+    {"pitch", "", "", "elements from a row to the next: back to back, padded to 128-byte lines, or N >= width (GPU steps)"},
+};
 std::span<const parameter> iterated_parameters() {
   static const std::vector<parameter> all = [] {
     const auto stencil = family().parameters();
     std::vector<parameter> list(stencil.begin(), stencil.end());
+    for (parameter& record : list) {
+      for (const parameter& help : suite_help) {
+        if (record.key == help.key) record.help = help.help;
+      }
+    }
     list.push_back(sweeps_parameter);
     return list;
   }();
@@ -94,10 +104,10 @@ class iterated_trial final : public bench::trial {
       inputs_.emplace_back(kind, count);
       outputs_.emplace_back(kind, count);
       if (gpu) {
-        fill(staging, input_seed(set));
+        fill_grid(staging, problem_.sweep, input_seed(set));
         copy(inputs_.back(), staging);
       } else {
-        fill(inputs_.back(), input_seed(set));
+        fill_grid(inputs_.back(), problem_.sweep, input_seed(set));
       }
     }
   }
@@ -133,7 +143,7 @@ class iterated_trial final : public bench::trial {
     std::vector<double> input(static_cast<std::size_t>(p.points()));
     const auto count = static_cast<std::int64_t>(input.size());
 #pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < count; ++i) input[static_cast<std::size_t>(i)] = static_cast<double>(static_cast<T>(input_value(seed, i)));
+    for (std::int64_t i = 0; i < count; ++i) input[static_cast<std::size_t>(i)] = static_cast<double>(static_cast<T>(input_value<T>(seed, i)));
 #if SWATH_WITH_CUDA
     const bool on_device = variant_.info.where == backend::cuda;
 #else
@@ -159,27 +169,6 @@ class iterated_trial final : public bench::trial {
     return list;
   }
   [[nodiscard]] std::uint64_t input_seed(int set) const { return mix64(options_.seed + static_cast<std::uint64_t>(set)); }
-  static double input_value(std::uint64_t seed, std::int64_t index) {
-    if constexpr (std::is_same_v<T, float>) {
-      return std::fabs(static_cast<double>(random_float(seed, static_cast<std::uint64_t>(index))));
-    } else {
-      return std::fabs(random_double(seed, static_cast<std::uint64_t>(index)));
-    }
-  }
-  // The points hold input_value of their dense index; a pitched grid's pads hold NaN.
-  void fill(buffer<T>& target, std::uint64_t seed) {
-    const std::int64_t width = problem_.sweep.grid.width, pitch = problem_.sweep.pitch();
-    const std::int64_t rows = static_cast<std::int64_t>(target.size()) / pitch;
-    T* data = target.data();
-#pragma omp parallel for schedule(static)
-    for (std::int64_t row = 0; row < rows; ++row) {
-      for (std::int64_t x = 0; x < pitch; ++x) {
-        data[row * pitch + x] =
-            x < width ? static_cast<T>(input_value(seed, row * width + x)) : std::numeric_limits<T>::quiet_NaN();
-      }
-    }
-  }
-
   iterated_variant variant_;
   iterated_problem problem_;
   bench::trial_options options_;

@@ -17,9 +17,8 @@ using enum traversal;
 support host_stencil(const problem& p) { return any_dense_stencil(p); }
 
 void library_apply(const problem& p, const operands& x, const launch_context& launch) {
-  const grid_layout grid{p.grid.width, p.grid.height, p.depth, p.row_pitch, p.dims};
-  operator_spec spec{p.form, p.radius, p.edge, p.edge_value, {}};
-  for (const tap& t : p.taps) spec.weights.push_back(t.weight);
+  const grid_layout grid = layout_of(p);
+  const operator_spec spec = operator_of(p);
   const auto stream = static_cast<stream_t>(launch.stream);
   if (p.type == element_type::f32) {
     apply(static_cast<const float*>(x.in), static_cast<float*>(x.out), grid, spec, stream);

@@ -47,6 +47,14 @@ std::vector<tap> default_taps(shape form, int radius, int dims) {
   return taps;
 }
 
+grid_layout layout_of(const problem& p) { return {p.grid.width, p.grid.height, p.depth, p.row_pitch, p.dims}; }
+
+operator_spec operator_of(const problem& p) {
+  operator_spec spec{p.form, p.radius, p.edge, p.edge_value, {}};
+  for (const tap& t : p.taps) spec.weights.push_back(t.weight);
+  return spec;
+}
+
 work_amount stencil_work(const problem& p) {
   const auto points = static_cast<double>(p.points());
   return {2.0 * static_cast<double>(p.element_bytes()) * points, 2.0 * static_cast<double>(p.taps.size()) * points,

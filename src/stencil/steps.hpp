@@ -8,6 +8,11 @@ namespace swath::stencil {
 // positive taps and inputs, the float sum of at most 81 products is within 81 ε_f32 ≈ 4.8e-6 of the
 // exact value.
 inline constexpr double float_tolerance = 1e-5;
+
+// The library call's arguments that state this problem (the lab's auto rows and iterate step 01 call
+// the library): its layout, and its operator with every tap's weight.
+grid_layout layout_of(const problem& p);
+operator_spec operator_of(const problem& p);
 }  // namespace swath::stencil
 
 namespace swath::stencil::cpu {

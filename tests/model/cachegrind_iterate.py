@@ -15,11 +15,12 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
-WIDTH, HEIGHT, RADIUS = 16387, 256, 1
+from cachegrind_stencil import cachegrind_kernel_misses
+
+WIDTH, HEIGHT, RADIUS = 12011, 256, 1
 CACHE_BYTES, WAYS, LINE = 256 * 1024, 8, 64
 CACHES = [f"--I1=32768,8,{LINE}", f"--D1=32768,8,{LINE}", f"--LL={CACHE_BYTES},{WAYS},{LINE}"]
 
@@ -32,22 +33,7 @@ def kernel_misses(swath, sweeps, fused, out_dir):
                "--size", f"{WIDTH}x{HEIGHT}", "-p", f"radius={RADIUS}", "-p", f"cache={CACHE_BYTES}",
                "-p", f"sweeps={sweeps}", "-p", f"fused={fused}"]
     # One thread: the wavefront's handshake spins, which valgrind's serialised threads make slow.
-    result = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
-    if result.returncode != 0:
-        sys.exit(f"fused={fused}: swath under cachegrind failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
-    events, function, misses = None, None, 0
-    for line in out_file.read_text().splitlines():
-        if line.startswith("events:"):
-            events = line.split()[1:]
-        elif line.startswith("fn="):
-            function = line[3:]
-        elif function and line[:1].isdigit() and "stencil::cpu" in function:
-            values = line.split()[1:]
-            index = events.index("DLmr")
-            if index < len(values):
-                misses += int(values[index])
-    out_file.unlink()
-    return misses
+    return cachegrind_kernel_misses(command, out_file, f"fused={fused}", env={**os.environ, "OMP_NUM_THREADS": "1"})
 
 
 def main():

@@ -35,9 +35,15 @@ def kernel_misses(swath, step, extra, out_dir):
                "-p", f"ways={WAYS}"]
     for parameter in extra:
         command += ["-p", parameter]
-    result = subprocess.run(command, capture_output=True, text=True)
+    return cachegrind_kernel_misses(command, out_file, step)
+
+
+def cachegrind_kernel_misses(command, out_file, what, env=None):
+    """Runs `command` (valgrind --tool=cachegrind ... writing out_file) and returns the last-level read
+    misses (DLmr) of the stencil kernel's functions (swath::stencil::cpu::*)."""
+    result = subprocess.run(command, capture_output=True, text=True, env=env)
     if result.returncode != 0:
-        sys.exit(f"{step}: swath under cachegrind failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
+        sys.exit(f"{what}: swath under cachegrind failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
     events, function, misses = None, None, 0
     for line in out_file.read_text().splitlines():
         if line.startswith("events:"):

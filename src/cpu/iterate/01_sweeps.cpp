@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "../../stencil/iterate.hpp"
+#include "../../stencil/steps.hpp"
 
 namespace swath::stencil {
 namespace {
@@ -12,9 +13,8 @@ namespace {
 template <class T>
 void run_typed(const iterated_problem& ip, const sweep_operands& x, const launch_context& launch) {
   const problem& p = ip.sweep;
-  const grid_layout grid{p.grid.width, p.grid.height, p.depth, p.row_pitch, p.dims};
-  operator_spec spec{p.form, p.radius, p.edge, p.edge_value, {}};
-  for (const tap& t : p.taps) spec.weights.push_back(t.weight);
+  const grid_layout grid = layout_of(p);
+  const operator_spec spec = operator_of(p);
   const auto stream = static_cast<stream_t>(launch.stream);
   if (ip.sweeps == 0) {
     if (x.in == x.out) return;

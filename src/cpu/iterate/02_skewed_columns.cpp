@@ -16,8 +16,8 @@
 // Prediction (2-vCPU Xeon, 4096^2 float, r = 1, T = 64, d = 4): the single sweep streams 8 B a point from
 // DRAM at about 10 GB/s on two cores, 1.25 G points/s; fused, the traffic falls 4x and the arithmetic
 // (2 flops a tap, vectorised) bounds it: about 2x the repeated sweeps.
-// Outcome (same machine, 4099 x 4097, T = 16): 409 ms against 412 ms for the repeated sweeps, 1.01x, at
-// 26% of copy bandwidth both: the single sweep is bound neither by memory here nor by the FMA units (6.6
+// Outcome (same machine, 4099 x 4097, T = 16): 404 ms against 406 ms for the repeated sweeps, 1.00x, at
+// about 32% of copy bandwidth both: the single sweep is bound neither by memory here nor by the FMA units (6.6
 // of 299 GFLOP/s) but by its kernel's loop, so the bytes the fusion saves were not what limited it. A first
 // version gave the band the whole 2 MiB L2, one band for the grid, and ran on one thread: 0.57x.
 // docs/journal/stencil.md, "Iterated sweeps".
@@ -50,7 +50,7 @@ void run_typed(const iterated_problem& ip, const sweep_operands& x, const launch
   const int r = p.radius;
 
   int done = 0;  // sweeps finished before this pass
-  for (const int fused : plan_passes(ip.sweeps, depth)) {
+  for (const int fused : plan_passes(ip.sweeps, depth, false)) {
     // Enough bands that the last one's most-shifted sweep still reaches the right edge.
     const std::int64_t bands = (width + static_cast<std::int64_t>(fused) * r + band - 1) / band;
     const std::int64_t steps = height + static_cast<std::int64_t>(fused - 1) * r;
