@@ -3,7 +3,6 @@
 #include <omp.h>
 
 #include <cmath>
-#include <limits>
 #include <map>
 #include <string>
 
@@ -15,8 +14,6 @@
 #include "swath/core/buffer.hpp"
 #include "swath/core/device.hpp"
 #include "swath/core/error.hpp"
-#include "swath/core/poison.hpp"
-#include "swath/core/random.hpp"
 #include "swath/schedule/cache_model.hpp"
 
 namespace swath::stencil {
@@ -45,56 +42,28 @@ template <class T>
 class stencil_trial final : public bench::trial {
  public:
   stencil_trial(const variant& v, const problem& p, const bench::trial_options& options)
-      : variant_(v), problem_(p), options_(options), launch_(bench::prepare_launch(v.info, v.supports(p), options.settings)) {
-    const bool gpu = v.info.where == backend::cuda;
-    const auto count = static_cast<std::size_t>(p.stored_elements());
-    const auto set_bytes = static_cast<std::int64_t>(2 * count * sizeof(T));
-    const int sets = bench::wanted_sets(options, set_bytes);
-    const memory_kind kind = gpu ? memory_kind::device : memory_kind::host;
-    buffer<T> staging;  // device inputs are drawn on the host (double too) and copied up
-    if (gpu) staging = buffer<T>(memory_kind::host, count);
-    for (int set = 0; set < sets; ++set) {
-      // Extra sets only sharpen the measurement; stop adding them when device memory runs short.
-      if (gpu && set > 0 && !bench::room_for_another_set(memory_kind::device, set, set_bytes)) break;
-      inputs_.emplace_back(kind, count);
-      outputs_.emplace_back(kind, count);
-      if (gpu) {
-        fill_grid(staging, problem_, input_seed(set));
-        copy(inputs_.back(), staging);
-      } else {
-        fill_grid(inputs_.back(), problem_, input_seed(set));
-      }
-    }
-  }
+      : variant_(v),
+        problem_(p),
+        options_(options),
+        launch_(bench::prepare_launch(v.info, v.supports(p), options.settings)),
+        grids_(p, options, v.info.where == backend::cuda) {}
 
-  [[nodiscard]] int sets() const override { return static_cast<int>(inputs_.size()); }
+  [[nodiscard]] int sets() const override { return static_cast<int>(grids_.inputs.size()); }
   void poison_outputs() override {
-    for (auto& out : outputs_) {
-      if (out.kind() == memory_kind::device) {
-        poison_device(out.data(), static_cast<std::int64_t>(out.size()));
-      } else {
-        poison_host(out.data(), static_cast<std::int64_t>(out.size()));
-      }
-    }
+    for (auto& out : grids_.outputs) poison(out);
     if (variant_.info.where == backend::cuda) device_synchronize();
   }
   void run(int set) override {
-    const auto index = static_cast<std::size_t>(set) % inputs_.size();
-    variant_.run(problem_, operands{inputs_[index].data(), outputs_[index].data()}, launch_);
+    const auto index = static_cast<std::size_t>(set) % grids_.inputs.size();
+    variant_.run(problem_, operands{grids_.inputs[index].data(), grids_.outputs[index].data()}, launch_);
   }
   [[nodiscard]] bool timed_on_device() const override { return variant_.info.where == backend::cuda; }
 
   bench::check_result check() override {
-    const std::uint64_t seed = input_seed(0);
+    const std::uint64_t seed = input_seed(options_, 0);
     const problem& p = problem_;
     buffer<T> host_copy;
-    const T* out = outputs_.front().data();
-    if (outputs_.front().kind() == memory_kind::device) {
-      device_synchronize();
-      host_copy = buffer<T>(memory_kind::host, outputs_.front().size());
-      copy(host_copy, outputs_.front());
-      out = host_copy.data();
-    }
+    const T* out = on_host(grids_.outputs.front(), host_copy);
     // The inputs drawn once, densely, rather than hashed afresh at every tap: compare_region evaluates
     // the reference twice (its scale, then each error), so a point cost 2 · taps hashes. Measured on 2
     // cores, 256^3 at radius 4 in float (stencil/cpu/09_openmp_3d, one verified and one timed run): the
@@ -129,14 +98,11 @@ class stencil_trial final : public bench::trial {
   }
 
  private:
-  [[nodiscard]] std::uint64_t input_seed(int set) const { return mix64(options_.seed + static_cast<std::uint64_t>(set)); }
-
   variant variant_;
   problem problem_;
   bench::trial_options options_;
   launch_context launch_;
-  std::vector<buffer<T>> inputs_;
-  std::vector<buffer<T>> outputs_;
+  grid_sets<T> grids_;
 };
 
 class stencil_family final : public bench::table_family<variant, problem> {

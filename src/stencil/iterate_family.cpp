@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <limits>
 #include <numeric>
 #include <string>
 
@@ -19,8 +17,6 @@
 #include "swath/core/buffer.hpp"
 #include "swath/core/device.hpp"
 #include "swath/core/error.hpp"
-#include "swath/core/poison.hpp"
-#include "swath/core/random.hpp"
 #include "swath/lab/stencil.hpp"
 
 namespace swath::stencil {
@@ -90,56 +86,30 @@ template <class T>
 class iterated_trial final : public bench::trial {
  public:
   iterated_trial(const iterated_variant& v, const iterated_problem& p, const bench::trial_options& options)
-      : variant_(v), problem_(p), options_(options), launch_(bench::prepare_launch(v.info, v.supports(p), options.settings)) {
-    const bool gpu = v.info.where == backend::cuda;
-    const auto count = static_cast<std::size_t>(p.sweep.stored_elements());
-    const auto set_bytes = static_cast<std::int64_t>(2 * count * sizeof(T));
-    const int sets = bench::wanted_sets(options, set_bytes);
-    const memory_kind kind = gpu ? memory_kind::device : memory_kind::host;
-    scratch_ = buffer<T>(kind, count);
-    buffer<T> staging;
-    if (gpu) staging = buffer<T>(memory_kind::host, count);
-    for (int set = 0; set < sets; ++set) {
-      if (gpu && set > 0 && !bench::room_for_another_set(memory_kind::device, set, set_bytes)) break;
-      inputs_.emplace_back(kind, count);
-      outputs_.emplace_back(kind, count);
-      if (gpu) {
-        fill_grid(staging, problem_.sweep, input_seed(set));
-        copy(inputs_.back(), staging);
-      } else {
-        fill_grid(inputs_.back(), problem_.sweep, input_seed(set));
-      }
-    }
-  }
+      : variant_(v),
+        problem_(p),
+        options_(options),
+        launch_(bench::prepare_launch(v.info, v.supports(p), options.settings)),
+        grids_(p.sweep, options, v.info.where == backend::cuda),
+        scratch_(grids_.inputs.front().kind(), grids_.inputs.front().size()) {}
 
-  [[nodiscard]] int sets() const override { return static_cast<int>(inputs_.size()); }
+  [[nodiscard]] int sets() const override { return static_cast<int>(grids_.inputs.size()); }
   void poison_outputs() override {
-    for (buffer<T>* b : all_written()) {
-      if (b->kind() == memory_kind::device) {
-        poison_device(b->data(), static_cast<std::int64_t>(b->size()));
-      } else {
-        poison_host(b->data(), static_cast<std::int64_t>(b->size()));
-      }
-    }
+    poison(scratch_);
+    for (auto& out : grids_.outputs) poison(out);
     if (variant_.info.where == backend::cuda) device_synchronize();
   }
   void run(int set) override {
-    const auto index = static_cast<std::size_t>(set) % inputs_.size();
-    variant_.run(problem_, sweep_operands{inputs_[index].data(), outputs_[index].data(), scratch_.data()}, launch_);
+    const auto index = static_cast<std::size_t>(set) % grids_.inputs.size();
+    variant_.run(problem_, sweep_operands{grids_.inputs[index].data(), grids_.outputs[index].data(), scratch_.data()}, launch_);
   }
   [[nodiscard]] bool timed_on_device() const override { return variant_.info.where == backend::cuda; }
 
   bench::check_result check() override {
     const problem& p = problem_.sweep;
     buffer<T> host_copy;
-    const T* out = outputs_.front().data();
-    if (outputs_.front().kind() == memory_kind::device) {
-      device_synchronize();
-      host_copy = buffer<T>(memory_kind::host, outputs_.front().size());
-      copy(host_copy, outputs_.front());
-      out = host_copy.data();
-    }
-    const std::uint64_t seed = input_seed(0);
+    const T* out = on_host(grids_.outputs.front(), host_copy);
+    const std::uint64_t seed = input_seed(options_, 0);
     std::vector<double> input(static_cast<std::size_t>(p.points()));
     const auto count = static_cast<std::int64_t>(input.size());
 #pragma omp parallel for schedule(static)
@@ -163,19 +133,12 @@ class iterated_trial final : public bench::trial {
   }
 
  private:
-  std::vector<buffer<T>*> all_written() {
-    std::vector<buffer<T>*> list{&scratch_};
-    for (auto& out : outputs_) list.push_back(&out);
-    return list;
-  }
-  [[nodiscard]] std::uint64_t input_seed(int set) const { return mix64(options_.seed + static_cast<std::uint64_t>(set)); }
   iterated_variant variant_;
   iterated_problem problem_;
   bench::trial_options options_;
   launch_context launch_;
-  std::vector<buffer<T>> inputs_;
-  std::vector<buffer<T>> outputs_;
-  buffer<T> scratch_;
+  grid_sets<T> grids_;
+  buffer<T> scratch_;  // one for every set: it holds only the passes between
 };
 
 bench::problem_spec spec_of(const char* size, const std::string& config) { return {bench::parse_size(size), config}; }
