@@ -22,12 +22,18 @@
 #include "swath/lab/raytracer.hpp"
 #include "swath/schedule/block_order.hpp"
 #include "swath/schedule/explain.hpp"
+#if SWATH_CLI_DISTRIBUTED
+#include "distributed_bench.hpp"
+#endif
 
 namespace {
 
 using namespace swath;
 
 enum exit_code { success = 0, verification_failed = 1, bad_input = 2, out_of_memory = 3, runtime_failure = 4 };
+
+// "swath", or "swath (rank 1)" under --distributed: which process an error came from.
+std::string error_prefix = "swath";
 
 backend resolve_device(const std::string& requested) {
   if (requested == "cpu") return backend::cpu;
@@ -150,9 +156,36 @@ struct bench_arguments {
   bool quick_ceilings = false;
   bool quiet = false;
   std::uint64_t seed = 0x5eed;
+  // The grid over several GPUs or MPI ranks (stencil only): distributed_bench.hpp.
+  bool distributed = false;
+  int gpus = 0;
+  std::string scaling = "strong";
+  bool no_overlap = false;
 };
 
 int run_bench(const bench_arguments& args, bool timed) {
+  if (args.distributed || args.gpus > 0) {
+#if SWATH_CLI_DISTRIBUTED
+    if (args.family != "stencil") throw usage_error("--distributed and --gpus run the stencil family: swath bench stencil --gpus N");
+    if (!timed) throw usage_error("--distributed and --gpus belong to bench (which verifies every rank first)");
+    cli::distributed_arguments d;
+    d.mpi = args.distributed;
+    d.gpus = args.gpus;
+    d.device = args.device;
+    d.sizes = args.sizes;
+    d.parameters = args.parameters;
+    d.scaling = args.scaling;
+    d.reps = args.reps;
+    d.warmup = args.warmup;
+    d.json = args.json;
+    d.no_overlap = args.no_overlap;
+    d.quiet = args.quiet;
+    d.seed = args.seed;
+    return cli::run_distributed_bench(d);
+#else
+    throw usage_error("--distributed and --gpus: this build has no swath::distributed (configure with SWATH_BUILD_DISTRIBUTED=ON)");
+#endif
+  }
   bench::run_options options;
   options.families = {args.family};
   options.sizes = parse_sizes(args.sizes);
@@ -440,9 +473,9 @@ void measure_and_cache_ceilings(const std::string& roofline_device, bool rooflin
   std::printf("cached in %s\n", bench::ceilings_cache_path(values.device).c_str());
 }
 
-}  // namespace
 
-int main(int argc, char** argv) {
+// The command line's work; main wraps it in MPI's start and end under --distributed.
+int run_command(int argc, char** argv) {
   CLI::App app{"swath: data-parallel kernels as numbered optimisation steps, verified against a float64\n"
                "reference and measured against this machine's own ceilings and the vendor libraries."};
   app.require_subcommand(1);
@@ -469,6 +502,13 @@ int main(int argc, char** argv) {
   bench->add_flag("--cached-ceilings", bench_args.cached_ceilings,
                   "reuse this device's cached ceilings instead of measuring them in this run");
   bench->add_flag("--quick-ceilings", bench_args.quick_ceilings, "measure the ceilings quickly and roughly (smoke runs)");
+  bench->add_flag("--distributed", bench_args.distributed,
+                  "stencil: one rank per MPI process (run under mpirun -np N; a GPU a rank, or the CPU with --device cpu)");
+  bench->add_option("--gpus", bench_args.gpus, "stencil: one process over this many GPUs (NCCL)")->check(CLI::Range(1, 1024));
+  bench->add_option("--scaling", bench_args.scaling, "with --distributed or --gpus: strong (--size is the grid) or weak (each rank's)")
+      ->check(CLI::IsMember({"strong", "weak"}))
+      ->capture_default_str();
+  bench->add_flag("--no-overlap", bench_args.no_overlap, "with --distributed or --gpus: exchange halos after each period, not during it");
 
   std::string roofline_device = "auto";
   bool roofline_quick = false;
@@ -584,17 +624,40 @@ int main(int argc, char** argv) {
       return success;
     }
   } catch (const usage_error& e) {
-    std::fprintf(stderr, "swath: error: %s\n", e.what());
+    std::fprintf(stderr, "%s: error: %s\n", error_prefix.c_str(), e.what());
     return bad_input;
   } catch (const out_of_memory_error& e) {
-    std::fprintf(stderr, "swath: error: %s\n", e.what());
+    std::fprintf(stderr, "%s: error: %s\n", error_prefix.c_str(), e.what());
     return out_of_memory;
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "swath: error: out of host memory\n");
+    std::fprintf(stderr, "%s: error: out of host memory\n", error_prefix.c_str());
     return out_of_memory;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "swath: error: %s\n", e.what());
+    std::fprintf(stderr, "%s: error: %s\n", error_prefix.c_str(), e.what());
     return runtime_failure;
   }
   return success;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+#if SWATH_CLI_DISTRIBUTED
+  // Under mpirun (--distributed) every rank runs this; an error on any rank ends them all (MPI_Abort), so
+  // that none waits for a partner that has stopped.
+  bool distributed = false;
+  for (int k = 1; k < argc; ++k) distributed = distributed || std::string(argv[k]) == "--distributed";
+  if (distributed) {
+    cli::start_mpi(&argc, &argv);
+    error_prefix = "swath (rank " + std::to_string(cli::mpi_rank()) + ")";
+  }
+  const int code = run_command(argc, argv);
+  if (distributed) {
+    if (code != success && code != verification_failed) cli::abort_mpi(code);
+    cli::finish_mpi();
+  }
+  return code;
+#else
+  return run_command(argc, argv);
+#endif
 }

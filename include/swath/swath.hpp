@@ -7,6 +7,7 @@
 //   swath::raytracer::render      spheres through a BVH                         (swath/raytracer.hpp)
 // Device memory runs on the caller's stream, asynchronously; host memory runs on the CPU's threads.
 // Errors are exceptions derived from swath::error (swath/core/error.hpp). docs/library.md has the rules.
+// The grid over several GPUs or processes is a separate target, swath::distributed (swath/distributed.hpp).
 #include "swath/core/error.hpp"
 #include "swath/core/stream.hpp"
 #include "swath/elementwise.hpp"
