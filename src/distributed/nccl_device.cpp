@@ -159,13 +159,23 @@ T* device_domain<T>::begin_period(T* current, T* other, int sweeps, int next_swe
   w.pending.stream = stream;
   w.pending.faces_computed = overlap_ && next_sweeps > 0 && slab_.planes >= 4 * slab_.halo;
   if (w.pending.faces_computed) {
+    // One sweep reads its input and writes only the other buffer; more ping-pong through both.
+    const bool in_place_faces = sweeps == 1 && (p * static_cast<std::int64_t>(sizeof(T))) % 16 == 0 &&
+                                reinterpret_cast<std::uintptr_t>(current) % 16 == 0;
     const detail::face* faces[2] = {&g.lower, &g.upper};
     for (int side = 0; side < 2; ++side) {
       const detail::face& face = *faces[side];
       if (!face.present) continue;
+      // A face's single sweep reads its input planes in place where every plane starts on 16 bytes as
+      // the buffer does (the dispatch then picks the step the slab gets); otherwise, and for several
+      // sweeps, it works on a copy at the workspace's aligned start. Faces write only the workspace.
       T* input = w.face(side, 0);
-      SWATH_CUDA_CHECK(cudaMemcpyAsync(input, current + face.inputs.first * p, face.inputs.count() * p * sizeof(T),
-                                       cudaMemcpyDeviceToDevice, stream));
+      if (!in_place_faces) {
+        SWATH_CUDA_CHECK(cudaMemcpyAsync(input, current + face.inputs.first * p, face.inputs.count() * p * sizeof(T),
+                                         cudaMemcpyDeviceToDevice, stream));
+      } else {
+        input = current + face.inputs.first * p;
+      }
       const T* result = stencil::iterate(input, w.face(side, 1), detail::layout_of(grid_.global, face.inputs.count()), op_, sweeps, stream);
       (side == 0 ? w.pending.lower_face : w.pending.upper_face) = result + (face.sent.first - face.inputs.first) * p;
     }
@@ -218,10 +228,16 @@ T* device_domain<T>::iterate(T* a, T* b, int sweeps, stream_t stream) {
                "a and b must be device memory on the communicator's device " + std::to_string(device_));
   const std::vector<int> periods = exchange_periods(sweeps, slab_.sweeps_per_exchange);
   const api::device_scope on_device(device_);
-  if (slab_.ranks == 1) {  // no neighbours: the library's own call on the interior (periodic wraps there)
+  if (slab_.ranks == 1) {  // no neighbours: the library's own calls on the interior (periodic wraps there)
     const std::int64_t at = slab_.interior_offset();
-    T* result = stencil::iterate(a + at, b + at, detail::layout_of(grid_.global, slab_.planes), op_, sweeps, stream);
-    return result == a + at ? a : b;
+    T* current = a;
+    T* other = b;
+    for (int t : periods) {
+      if (stencil::iterate(current + at, other + at, detail::layout_of(grid_.global, slab_.planes), op_, t, stream) != current + at) {
+        std::swap(current, other);
+      }
+    }
+    return current;
   }
   T* current = a;
   T* other = b;

@@ -46,7 +46,9 @@ void run_3d(const problem& p, const operands& operands) {
     for (std::int64_t k = 0; k < taps; ++k) {
       const tap& t = p.taps[static_cast<std::size_t>(k)];
       const std::int64_t source = source_index(x + t.dx, y + t.dy, z + t.dz, p.grid, depth, p.edge);
-      sum += weights[static_cast<std::size_t>(k)] * (source < 0 ? edge_value : in[source]);
+      const T value = source < 0 ? edge_value : in[source];
+      const T w = weights[static_cast<std::size_t>(k)];
+      sum = k == 0 ? w * value : multiply_add(w, value, sum);  // as accumulate_chunk
     }
     out[index] = sum;
   };

@@ -11,6 +11,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "../../stencil/policies.hpp"
@@ -23,6 +24,20 @@
 namespace swath::stencil::cpu {
 
 constexpr std::int64_t chunk = 64;
+
+// w · v + sum, the one multiply-add of a tap. Both paths (the chunks below and the points near a face)
+// take every tap through this: the first product alone, then one FMA a tap where the CPU has FMA (two
+// roundings each where it has not), in tap order. So a point's bits do not depend on its path, whatever
+// the compiler contracts (g++ contracts a * b + c even in ISO C++, and may do so in one loop and not in
+// another). swath::distributed relies on it: a periodic grid's face planes are interior on a rank's slab.
+template <class T>
+inline T multiply_add(T w, T v, T sum) {
+#if defined(__FMA__)
+  return std::fma(w, v, sum);
+#else
+  return w * v + sum;  // no FMA instruction: nothing to contract either
+#endif
+}
 
 // `count` (≤ chunk; Count when it is known at compile time, else 0) consecutive outputs from `in`:
 // every tap accumulated in registers (tap k reads in + offsets[k]), then one store each.
@@ -38,7 +53,7 @@ void accumulate_chunk(const T* in, T* __restrict out, std::int64_t count, const 
     const T w = weights[k];
     const T* __restrict shifted = in + offsets[k];
 #pragma omp simd
-    for (std::int64_t j = 0; j < n; ++j) acc[j] += w * shifted[j];
+    for (std::int64_t j = 0; j < n; ++j) acc[j] = multiply_add(w, shifted[j], acc[j]);
   }
 #pragma omp simd
   for (std::int64_t j = 0; j < n; ++j) out[j] = acc[j];
@@ -78,7 +93,8 @@ struct kernel {
     T sum = 0;
     for (std::size_t k = 0; k < taps.size(); ++k) {
       const std::int64_t source = source_index(x + taps[k].dx, y + taps[k].dy, grid, edge);
-      sum += weights[k] * (source < 0 ? edge_value : in[source]);
+      const T value = source < 0 ? edge_value : in[source];
+      sum = k == 0 ? weights[k] * value : multiply_add(weights[k], value, sum);  // as accumulate_chunk
     }
     out[y * grid.width + x] = sum;
   }
