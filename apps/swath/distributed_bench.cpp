@@ -6,8 +6,9 @@
 // grid in the same periods of t sweeps; then, each a median of --reps after --warmup:
 //   one      T sweeps of the one-GPU problem (strong: the whole grid; weak: one rank's share), alone;
 //   ranks    T sweeps over the ranks, the slowest rank's time from a common start;
-//   exchange one exchange of a full halo, alone;
-//   p2p      ranks 0 and 1 swapping one message of a halo's size with the transport alone (NCCL or MPI).
+//   exchange an exchange of a full halo, alone (a batch of 20 back to back, divided by 20);
+//   p2p      ranks 0 and 1 swapping one message of a halo's size with the transport alone (NCCL or MPI),
+//            batched the same way. One operation timed from an idle start measures mostly its launch.
 // The weights are the default taps scaled to sum 1 (an averaging operator), as the iterate family's, so
 // values stay O(1) over any number of sweeps.
 #include "distributed_bench.hpp"
@@ -70,7 +71,7 @@ struct settings {
 settings settings_of(const distributed_arguments& args, int ranks, bool on_gpu) {
   settings s;
   s.ranks = ranks;
-  s.overlap = !args.no_overlap && on_gpu;  // the host backend exchanges after each period
+  s.overlap = args.overlap && on_gpu;  // the host backend exchanges after each period
   s.weak = args.scaling == "weak";
   s.seed = args.seed;
   if (args.sizes.size() > 1) throw usage_error("--distributed and --gpus take one --size (the grid, or with --scaling weak each rank's)");
@@ -142,6 +143,8 @@ long long count_mismatches(const T* got, const T* expected, std::int64_t count) 
   return wrong;
 }
 
+constexpr int batch = 20;  // exchanges or swaps a timing
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : (v.size() % 2 == 1 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]));
@@ -212,8 +215,8 @@ class host_runner final : public backend_runner {
   double time_exchange() override {
     MPI_Barrier(MPI_COMM_WORLD);
     const auto start = std::chrono::steady_clock::now();
-    domain_.exchange(a_.data(), s_.halo);
-    return max_over_ranks(seconds_since(start));
+    for (int k = 0; k < batch; ++k) domain_.exchange(a_.data(), s_.halo);
+    return max_over_ranks(seconds_since(start)) / batch;
   }
   double time_p2p() override {
     const slab& l = domain_.local();
@@ -222,11 +225,11 @@ class host_runner final : public backend_runner {
     MPI_Datatype type = sizeof(T) == 4 ? MPI_FLOAT : MPI_DOUBLE;
     MPI_Barrier(MPI_COMM_WORLD);
     const auto start = std::chrono::steady_clock::now();
-    if (rank_ < 2) {
+    for (int k = 0; k < batch && rank_ < 2; ++k) {
       MPI_Sendrecv(a_.data() + l.interior_offset(), count, type, 1 - rank_, 3, a_.data(), count, type, 1 - rank_, 3, MPI_COMM_WORLD,
                    MPI_STATUS_IGNORE);
     }
-    return max_over_ranks(rank_ < 2 ? seconds_since(start) : 0.0);
+    return max_over_ranks(rank_ < 2 ? seconds_since(start) : 0.0) / batch;
   }
   double time_one() override {
     double seconds = 0;
@@ -444,17 +447,20 @@ class mpi_gpu_runner final : public backend_runner {
     return timed([&] { (void)domain_->iterate(mine_.a, mine_.b, s_.sweeps, mine_.stream); });
   }
   double time_exchange() override {
-    return timed([&] { domain_->exchange(mine_.a, s_.halo, mine_.stream); });
+    return timed([&] {
+      for (int k = 0; k < batch; ++k) domain_->exchange(mine_.a, s_.halo, mine_.stream);
+    }) / batch;
   }
   double time_p2p() override {
     const slab& l = domain_->local();
     if (l.ranks < 2) return 0;
     return timed([&] {
-      if (rank_ >= 2) return;
-      CLI_NCCL(ncclGroupStart());
-      post_swap(comm_, rank_, mine_.a + l.interior_offset(), mine_.b, s_.halo * l.plane_elements, mine_.stream);
-      CLI_NCCL(ncclGroupEnd());
-    });
+      for (int k = 0; k < batch && rank_ < 2; ++k) {
+        CLI_NCCL(ncclGroupStart());
+        post_swap(comm_, rank_, mine_.a + l.interior_offset(), mine_.b, s_.halo * l.plane_elements, mine_.stream);
+        CLI_NCCL(ncclGroupEnd());
+      }
+    }) / batch;
   }
   double time_one() override {
     double seconds = 0;
@@ -532,23 +538,27 @@ class group_runner final : public backend_runner {
   }
   double time_exchange() override {
     return timed([&] {
-      CLI_NCCL(ncclGroupStart());
-      for (int i = 0; i < s_.ranks; ++i) group_->domain(i).exchange(a_[static_cast<std::size_t>(i)], s_.halo, streams_[static_cast<std::size_t>(i)]);
-      CLI_NCCL(ncclGroupEnd());
-    });
+      for (int k = 0; k < batch; ++k) {
+        CLI_NCCL(ncclGroupStart());
+        for (int i = 0; i < s_.ranks; ++i) group_->domain(i).exchange(a_[static_cast<std::size_t>(i)], s_.halo, streams_[static_cast<std::size_t>(i)]);
+        CLI_NCCL(ncclGroupEnd());
+      }
+    }) / batch;
   }
   double time_p2p() override {
     if (s_.ranks < 2) return 0;
     const slab& l = group_->domain(0).local();
     return timed([&] {
-      CLI_NCCL(ncclGroupStart());
-      for (int i = 0; i < 2; ++i) {
-        CLI_CUDA(cudaSetDevice(i));
-        post_swap(group_->communicator(i), i, a_[static_cast<std::size_t>(i)] + l.interior_offset(), b_[static_cast<std::size_t>(i)],
-                  s_.halo * l.plane_elements, streams_[static_cast<std::size_t>(i)]);
+      for (int k = 0; k < batch; ++k) {
+        CLI_NCCL(ncclGroupStart());
+        for (int i = 0; i < 2; ++i) {
+          CLI_CUDA(cudaSetDevice(i));
+          post_swap(group_->communicator(i), i, a_[static_cast<std::size_t>(i)] + l.interior_offset(), b_[static_cast<std::size_t>(i)],
+                    s_.halo * l.plane_elements, streams_[static_cast<std::size_t>(i)]);
+        }
+        CLI_NCCL(ncclGroupEnd());
       }
-      CLI_NCCL(ncclGroupEnd());
-    });
+    }) / batch;
   }
   double time_one() override { return one_.seconds(s_, 0, streams_[0]); }
 

@@ -19,7 +19,7 @@ struct distributed_arguments {
   int reps = 20;
   int warmup = 3;
   std::string json;
-  bool no_overlap = false;
+  bool overlap = false;  // --overlap: exchange during the slab's sweeps (device_domain)
   bool quiet = false;
   std::uint64_t seed = 0x5eed;
 };

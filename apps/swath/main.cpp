@@ -160,7 +160,7 @@ struct bench_arguments {
   bool distributed = false;
   int gpus = 0;
   std::string scaling = "strong";
-  bool no_overlap = false;
+  bool overlap = false;
 };
 
 int run_bench(const bench_arguments& args, bool timed) {
@@ -178,7 +178,7 @@ int run_bench(const bench_arguments& args, bool timed) {
     d.reps = args.reps;
     d.warmup = args.warmup;
     d.json = args.json;
-    d.no_overlap = args.no_overlap;
+    d.overlap = args.overlap;
     d.quiet = args.quiet;
     d.seed = args.seed;
     return cli::run_distributed_bench(d);
@@ -508,7 +508,8 @@ int run_command(int argc, char** argv) {
   bench->add_option("--scaling", bench_args.scaling, "with --distributed or --gpus: strong (--size is the grid) or weak (each rank's)")
       ->check(CLI::IsMember({"strong", "weak"}))
       ->capture_default_str();
-  bench->add_flag("--no-overlap", bench_args.no_overlap, "with --distributed or --gpus: exchange halos after each period, not during it");
+  bench->add_flag("--overlap", bench_args.overlap,
+                  "with --distributed or --gpus: compute the slab's faces first and exchange them during its sweeps");
 
   std::string roofline_device = "auto";
   bool roofline_quick = false;

@@ -107,12 +107,14 @@ class device_group;
 template <class T>
 class device_domain {
  public:
-  // Collective and synchronising (set-up only): allocates the workspace for the exchange (two slab
-  // faces of 3·halo planes, twice, and two halos) and a stream and events for it on the current device,
+  // Collective and synchronising (set-up only): allocates the workspace for an overlapped exchange
+  // (two slab faces of 3·halo planes, twice, and two halos) and a stream and events on the current device,
   // then agrees over the communicator: if any rank failed (a bad argument, out of memory), every rank
-  // throws the first failing rank's error. overlap = false exchanges after each period instead of
-  // during it.
-  device_domain(ncclComm_t comm, slab_grid grid, stencil::operator_spec op, bool overlap = true)
+  // throws the first failing rank's error. overlap = true computes the slab's faces first and
+  // exchanges them during the slab's sweeps; the default exchanges after the sweeps, which measured
+  // faster over NVLink (an H100 pair: docs/distributed.md), where the exchange is a few percent of a
+  // period and the faces' extra sweeps and copies cost more than they hide.
+  device_domain(ncclComm_t comm, slab_grid grid, stencil::operator_spec op, bool overlap = false)
       : device_domain(comm, std::move(grid), std::move(op), overlap, true) {}
   ~device_domain();
   device_domain(const device_domain&) = delete;
@@ -120,9 +122,10 @@ class device_domain {
   [[nodiscard]] const slab& local() const { return slab_; }
   [[nodiscard]] int device() const { return device_; }
   // T sweeps, asynchronous on `stream` (of this domain's device), as host_domain::iterate. Each
-  // period first computes the slab's faces (the planes the neighbours need) into the workspace, hands
-  // them to NCCL on the exchange stream, and computes the whole slab meanwhile; the next period waits
-  // for the halos. Every rank must call it with the same sweeps.
+  // period runs the slab's sweeps, then exchanges the halos the next period needs on `stream`; with
+  // overlap, it first computes the slab's faces (the planes the neighbours need) into the workspace,
+  // hands them to NCCL on the exchange stream, and computes the whole slab meanwhile. Every rank must
+  // call it with the same sweeps.
   T* iterate(T* a, T* b, int sweeps, stream_t stream);
   // Fills `depth` halo planes on each side of `buffer`, in stream order on `stream`.
   void exchange(T* buffer, int depth, stream_t stream);
@@ -157,7 +160,7 @@ template <class T>
 class device_group {
  public:
   // devices[i] holds rank i's slab. Synchronising (set-up only).
-  device_group(std::vector<int> devices, slab_grid grid, stencil::operator_spec op, bool overlap = true);
+  device_group(std::vector<int> devices, slab_grid grid, stencil::operator_spec op, bool overlap = false);
   ~device_group();
   device_group(const device_group&) = delete;
   device_group& operator=(const device_group&) = delete;

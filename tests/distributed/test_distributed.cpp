@@ -352,17 +352,17 @@ T* device_buffer(const slab& s, const std::vector<T>* input) {
 
 // One process over `devices` GPUs (device_group).
 template <class T>
-void check_group(const grid_case& c, int devices) {
+void check_group(const grid_case& c, int devices, bool overlap) {
   const slab_grid g = slab_grid_of(c, devices);
   if (g.slabs.empty()) return;
   const stencil::operator_spec op = operator_of(c);
   const std::uint64_t seed = seed_of(c);
-  SCOPED_TRACE(name_of(c) + " seed " + std::to_string(seed) + " devices " + std::to_string(devices));
+  SCOPED_TRACE(name_of(c) + " seed " + std::to_string(seed) + " devices " + std::to_string(devices) + (overlap ? " overlapped" : ""));
   const std::vector<T> whole = whole_on_device<T>(c, g, op, seed, 0);
   ASSERT_FALSE(whole.empty());
   std::vector<int> ids(static_cast<std::size_t>(devices));
   for (int i = 0; i < devices; ++i) ids[static_cast<std::size_t>(i)] = i;
-  device_group<T> group(ids, g, op);
+  device_group<T> group(ids, g, op, overlap);
   const std::vector<T> input = draw<T>(c, seed);
   std::vector<T*> a(ids.size()), b(ids.size());
   std::vector<stream_t> streams(ids.size());
@@ -397,24 +397,25 @@ TEST(DistributedGpu, OneProcessOverEveryVisibleGpuMatchesOneGpuBitForBit) {
   const int devices = gpu_count();
   if (devices == 0) GTEST_SKIP() << "no CUDA device";
   for (const grid_case& c : device_cases()) {
-    check_group<float>(c, devices);
-    check_group<double>(c, devices);
-    if (devices > 1) check_group<float>(c, 1);
+    // Both exchanges: during the slab's sweeps (faces first) and after them.
+    check_group<float>(c, devices, true);
+    check_group<double>(c, devices, false);
+    if (devices > 1) check_group<float>(c, 1, false);
   }
 }
 
 #if SWATH_DISTRIBUTED_MPI
 // One rank a GPU (device_domain over nccl_communicator), where there are as many GPUs as ranks.
 template <class T>
-void check_ranks(const grid_case& c, ncclComm_t comm) {
+void check_ranks(const grid_case& c, ncclComm_t comm, bool overlap) {
   const int ranks = world_size(), rank = world_rank();
   const slab_grid g = slab_grid_of(c, ranks);
   if (g.slabs.empty()) return;
   const stencil::operator_spec op = operator_of(c);
   const std::uint64_t seed = seed_of(c);
-  SCOPED_TRACE(name_of(c) + " seed " + std::to_string(seed) + " ranks " + std::to_string(ranks));
+  SCOPED_TRACE(name_of(c) + " seed " + std::to_string(seed) + " ranks " + std::to_string(ranks) + (overlap ? " overlapped" : ""));
   const std::vector<T> whole = whole_on_device<T>(c, g, op, seed, rank);
-  device_domain<T> domain(comm, g, op);
+  device_domain<T> domain(comm, g, op, overlap);
   const slab& s = domain.local();
   const std::vector<T> input = draw<T>(c, seed);
   T* a = device_buffer<T>(s, &input);
@@ -438,8 +439,8 @@ TEST(DistributedGpu, OneRankAGpuMatchesOneGpuBitForBit) {
   ASSERT_EQ(cudaSetDevice(rank), cudaSuccess);
   const ncclComm_t comm = nccl_communicator(MPI_COMM_WORLD);
   for (const grid_case& c : device_cases()) {
-    check_ranks<float>(c, comm);
-    check_ranks<double>(c, comm);
+    check_ranks<float>(c, comm, true);
+    check_ranks<double>(c, comm, false);
   }
   // A rank whose argument is bad fails every rank, through the communicator.
   const grid_case c{3, 9, 7, 13, shape::star, 1, boundary::clamp, 1, 1, false};
