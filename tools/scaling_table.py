@@ -44,10 +44,11 @@ def main(paths):
     ranks, row, predictions = model
     print(f"\nThe model's predictions, from the {row['_file'][:-5]} run's one-device rate and link "
           f"({row['scaling']} scaling, {'x'.join(str(e) for e in row['global'])} at {ranks} ranks):\n")
-    print("| ranks | link | GB/s | predicted efficiency |")
-    print("|---|---|---|---|")
+    print("| ranks | link | GB/s | overlap | predicted efficiency |")
+    print("|---|---|---|---|---|")
     for p in predictions:
-        print(f"| {p['ranks']} | {p['link']} | {p['link_GBps']:.0f} | {p['efficiency']:.3f} |")
+        overlap = "-" if "overlap" not in p else ("yes" if p["overlap"] else "no")
+        print(f"| {p['ranks']} | {p['link']} | {p['link_GBps']:.0f} | {overlap} | {p['efficiency']:.3f} |")
     return 1 if failed else 0
 
 

@@ -599,8 +599,8 @@ class group_runner final : public backend_runner {
 
 // ---- the model ---------------------------------------------------------------------------------------------
 // A period of t sweeps on a rank costs its local grid's sweeps (the slab and t·r redundant planes a
-// neighbour side), plus the faces' sweeps (up to 3 halos a side) before them, plus the exchange where it
-// outlasts the slab's sweeps (overlapped), plus copying the halos in. c, the seconds a point a sweep, is
+// neighbour side) plus the exchange; overlapped, the faces' sweeps (3 halos a side) and a fixed cost
+// before the slab's sweeps, and the exchange only where it outlasts them. c, the seconds a point a sweep, is
 // the one-GPU run's; the exchange moves one halo each way to each neighbour at the measured point-to-
 // point rate (two neighbours share it). Efficiency = the one-GPU time / (N · the N-rank time) for
 // strong scaling, the one-GPU time / the N-rank time for weak.
@@ -623,7 +623,12 @@ double predicted_seconds(const settings& s, int ranks, double c, const link& l) 
   const double face_sweeps = faces ? c * plane_points * neighbours * 3 * reach * t : 0;
   const double bytes = reach * plane_points * (s.f64 ? 8 : 4);
   const double exchange = l.latency + neighbours * bytes / l.bytes_per_second;
-  const double period = face_sweeps + (faces ? std::max(slab_sweeps, exchange) : slab_sweeps + exchange);
+  // An overlapped period also pays its extra stream operations (the faces' sweeps and the halo copies,
+  // the events between the streams) and the exchange's share of the HBM the slab's sweeps are bound by:
+  // 36 µs a period, fitted on an H100 pair (1024^3 float: overlapped 1.5635 ms a sweep, faces 9 µs,
+  // slab 1.519 ms; docs/distributed.md).
+  constexpr double overlap_cost = 36e-6;
+  const double period = faces ? face_sweeps + overlap_cost + std::max(slab_sweeps, exchange) : slab_sweeps + exchange;
   return periods * period;
 }
 
@@ -729,10 +734,15 @@ int run_distributed_bench(const distributed_arguments& args) {
   nlohmann::json predictions = nlohmann::json::array();
   for (int n : {1, 2, 4, 8}) {
     for (const link& l : {measured, link{"400 Gb/s network", 50e9, 5e-6}}) {
-      const double predicted = predicted_seconds(s, n, c, l);
-      const double one_seconds = s.weak ? c * static_cast<double>(s.points(s.one)) * s.sweeps : c * static_cast<double>(s.points(s.global)) * s.sweeps;
-      predictions.push_back({{"ranks", n}, {"link", l.name}, {"link_GBps", l.bytes_per_second / 1e9},
-                             {"seconds", predicted}, {"efficiency", s.weak ? one_seconds / predicted : one_seconds / (n * predicted)}});
+      for (const bool overlapped : {false, true}) {
+        settings variant = s;
+        variant.overlap = overlapped;
+        const double predicted = predicted_seconds(variant, n, c, l);
+        const double one_seconds =
+            c * static_cast<double>(s.weak ? s.points(s.one) : s.points(s.global)) * s.sweeps;
+        predictions.push_back({{"ranks", n}, {"link", l.name}, {"link_GBps", l.bytes_per_second / 1e9}, {"overlap", overlapped},
+                               {"seconds", predicted}, {"efficiency", s.weak ? one_seconds / predicted : one_seconds / (n * predicted)}});
+      }
     }
   }
   const double predicted_here = predicted_seconds(s, ranks, c, measured);
