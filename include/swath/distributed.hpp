@@ -104,6 +104,8 @@ template <class T>
 class device_group;
 
 // Device memory, one rank per GPU, halos over the caller's NCCL communicator on the current device.
+// A domain keeps the state of the period in flight: it runs one iterate at a time (two grids at once on
+// two streams take two domains, each with its own communicator).
 template <class T>
 class device_domain {
  public:
