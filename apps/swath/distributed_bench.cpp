@@ -14,7 +14,6 @@
 #include "distributed_bench.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -28,8 +27,11 @@
 
 #include "swath/bench/family.hpp"
 #include "swath/bench/runner.hpp"
+#include "swath/core/buffer.hpp"
 #include "swath/core/device.hpp"
 #include "swath/core/error.hpp"
+#include "swath/core/random.hpp"
+#include "swath/core/timing.hpp"
 #include "swath/distributed.hpp"
 
 #if SWATH_WITH_CUDA
@@ -116,20 +118,19 @@ slab_grid slab_grid_of(const settings& s) {
   return {s.global, distributed::even_slabs(s.outer(s.global), s.ranks), s.halo};
 }
 
-// The input at a global element index: a hash of (seed, index) mapped to [0.5, 1.5). Every rank draws
-// its own slab without the rest of the grid.
-double input_at(std::uint64_t seed, std::int64_t index) {
-  std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(index + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
-  return 0.5 + static_cast<double>(z >> 11) * 0x1.0p-53;
-}
-
+// Elements [first, first + count) of the grid's counter-based random input (swath/core/random.hpp), so
+// that every rank draws its own slab without the rest of the grid.
 template <class T>
 void draw(T* host, std::int64_t first, std::int64_t count, std::uint64_t seed) {
 #pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < count; ++i) host[i] = static_cast<T>(input_at(seed, first + i));
+  for (std::int64_t i = 0; i < count; ++i) {
+    const auto index = static_cast<std::uint64_t>(first + i);
+    if constexpr (sizeof(T) == 4) {
+      host[i] = random_float(seed, index);
+    } else {
+      host[i] = random_double(seed, index);
+    }
+  }
 }
 
 // Elements whose bits differ, or that are not finite.
@@ -144,11 +145,6 @@ long long count_mismatches(const T* got, const T* expected, std::int64_t count) 
 }
 
 constexpr int batch = 20;  // exchanges or swaps a timing
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : (v.size() % 2 == 1 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]));
-}
 
 // What one backend measures; every method is collective over its ranks and returns the same on each.
 class backend_runner {
@@ -175,9 +171,6 @@ long long sum_over_ranks(long long value) {
   long long total = 0;
   MPI_Allreduce(&value, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   return total;
-}
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 template <class T>
@@ -208,15 +201,15 @@ class host_runner final : public backend_runner {
   }
   double time_ranks() override {
     MPI_Barrier(MPI_COMM_WORLD);
-    const auto start = std::chrono::steady_clock::now();
+    const stopwatch clock;
     (void)domain_.iterate(a_.data(), b_.data(), s_.sweeps);
-    return max_over_ranks(seconds_since(start));
+    return max_over_ranks(clock.seconds());
   }
   double time_exchange() override {
     MPI_Barrier(MPI_COMM_WORLD);
-    const auto start = std::chrono::steady_clock::now();
+    const stopwatch clock;
     for (int k = 0; k < batch; ++k) domain_.exchange(a_.data(), s_.halo);
-    return max_over_ranks(seconds_since(start)) / batch;
+    return max_over_ranks(clock.seconds()) / batch;
   }
   double time_p2p() override {
     const slab& l = domain_.local();
@@ -224,21 +217,21 @@ class host_runner final : public backend_runner {
     const int count = static_cast<int>(s_.halo * l.plane_elements);
     MPI_Datatype type = sizeof(T) == 4 ? MPI_FLOAT : MPI_DOUBLE;
     MPI_Barrier(MPI_COMM_WORLD);
-    const auto start = std::chrono::steady_clock::now();
+    const stopwatch clock;
     for (int k = 0; k < batch && rank_ < 2; ++k) {
       MPI_Sendrecv(a_.data() + l.interior_offset(), count, type, 1 - rank_, 3, a_.data(), count, type, 1 - rank_, 3, MPI_COMM_WORLD,
                    MPI_STATUS_IGNORE);
     }
-    return max_over_ranks(rank_ < 2 ? seconds_since(start) : 0.0) / batch;
+    return max_over_ranks(rank_ < 2 ? clock.seconds() : 0.0) / batch;
   }
   double time_one() override {
     double seconds = 0;
     if (rank_ == 0) {
       std::vector<T> x(static_cast<std::size_t>(s_.points(s_.one))), y(x.size());
       draw(x.data(), 0, static_cast<std::int64_t>(x.size()), s_.seed);
-      const auto start = std::chrono::steady_clock::now();
+      const stopwatch clock;
       (void)stencil::iterate(x.data(), y.data(), s_.one, s_.op, s_.sweeps);
-      seconds = seconds_since(start);
+      seconds = clock.seconds();
     }
     MPI_Bcast(&seconds, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     return seconds;
@@ -261,14 +254,8 @@ class host_runner final : public backend_runner {
 #define CLI_CUDA(call) SWATH_CUDA_CHECK(call)
 
 template <class T>
-T* device_alloc(std::int64_t elements) {
-  void* p = nullptr;
-  const std::int64_t bytes = elements * static_cast<std::int64_t>(sizeof(T));
-  if (cudaMalloc(&p, static_cast<std::size_t>(bytes)) != cudaSuccess) {
-    (void)cudaGetLastError();
-    throw out_of_memory_error("cudaMalloc of " + format_bytes(static_cast<double>(bytes)) + " failed");
-  }
-  return static_cast<T*>(p);
+buffer<T> on_device(std::int64_t elements) {
+  return buffer<T>(memory_kind::device, static_cast<std::size_t>(elements));
 }
 
 // Draws elements [first, first + count) of the global index space into device memory, in pieces.
@@ -288,22 +275,15 @@ void upload(T* device, std::int64_t first, std::int64_t count, std::uint64_t see
 template <class T>
 std::vector<T> whole_grid_part(const settings& s, int t, std::int64_t first, std::int64_t count) {
   const std::int64_t n = s.points(s.global);
-  T* x = device_alloc<T>(n);
-  T* y = nullptr;
-  try {
-    y = device_alloc<T>(n);
-  } catch (...) {
-    cudaFree(x);
-    throw;
-  }
+  buffer<T> first_grid = on_device<T>(n), second_grid = on_device<T>(n);
+  T* x = first_grid.data();
+  T* y = second_grid.data();
   upload(x, 0, n, s.seed);
   for (int sweeps : distributed::exchange_periods(s.sweeps, t)) {
     if (stencil::iterate(x, y, s.global, s.op, sweeps) == y) std::swap(x, y);
   }
   std::vector<T> part(static_cast<std::size_t>(count));
   CLI_CUDA(cudaMemcpy(part.data(), x + first, static_cast<std::size_t>(count) * sizeof(T), cudaMemcpyDeviceToHost));
-  cudaFree(x);
-  cudaFree(y);
   return part;
 }
 
@@ -329,52 +309,44 @@ struct event_pair {
 template <class T>
 struct one_device {
   int device = -1;
-  T* x = nullptr;
-  T* y = nullptr;
+  buffer<T> x, y;
   // T sweeps of the one-GPU problem on `d`.
   double seconds(const settings& s, int d, cudaStream_t stream) {
     CLI_CUDA(cudaSetDevice(d));
-    if (x == nullptr) {
+    if (x.size() == 0) {
       device = d;
       const std::int64_t n = s.points(s.one);
-      x = device_alloc<T>(n);
-      y = device_alloc<T>(n);
-      upload(x, 0, n, s.seed);
+      x = on_device<T>(n);
+      y = on_device<T>(n);
+      upload(x.data(), 0, n, s.seed);
     }
     event_pair e;
     CLI_CUDA(cudaEventRecord(e.start, stream));
-    (void)stencil::iterate(x, y, s.one, s.op, s.sweeps, stream);
+    (void)stencil::iterate(x.data(), y.data(), s.one, s.op, s.sweeps, stream);
     CLI_CUDA(cudaEventRecord(e.stop, stream));
     return e.seconds();
   }
-  one_device() = default;
-  one_device(const one_device&) = delete;
-  one_device& operator=(const one_device&) = delete;
   ~one_device() {
-    if (x == nullptr) return;
-    cudaSetDevice(device);
-    cudaFree(x);
-    cudaFree(y);
+    if (device >= 0) cudaSetDevice(device);  // the grids are freed on their device
   }
 };
 
 // One slab on one device: its buffers and stream.
 template <class T>
 struct device_slab {
-  int device = 0;
-  T* a = nullptr;
-  T* b = nullptr;
+  int device = -1;
+  buffer<T> a, b;
   cudaStream_t stream = nullptr;
   void allocate(int d, const slab& l) {
     device = d;
     CLI_CUDA(cudaSetDevice(d));
-    a = device_alloc<T>(l.buffer_elements());
-    b = device_alloc<T>(l.buffer_elements());
+    a = on_device<T>(l.buffer_elements());
+    b = on_device<T>(l.buffer_elements());
     CLI_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   }
   void load(const slab& l, std::uint64_t seed) {
     CLI_CUDA(cudaSetDevice(device));
-    upload(a + l.interior_offset(), l.first * l.plane_elements, l.interior_elements(), seed);
+    upload(a.data() + l.interior_offset(), l.first * l.plane_elements, l.interior_elements(), seed);
   }
   long long compare(const slab& l, const T* result, const std::vector<T>& expected) const {
     std::vector<T> got(static_cast<std::size_t>(l.interior_elements()));
@@ -383,10 +355,8 @@ struct device_slab {
     return count_mismatches(got.data(), expected.data(), l.interior_elements());
   }
   ~device_slab() {
-    if (a == nullptr && b == nullptr) return;
-    cudaSetDevice(device);
-    cudaFree(a);
-    cudaFree(b);
+    if (device < 0) return;
+    cudaSetDevice(device);  // the stream, then the buffers, on their device
     if (stream != nullptr) cudaStreamDestroy(stream);
   }
 };
@@ -439,16 +409,16 @@ class mpi_gpu_runner final : public backend_runner {
     const slab& l = domain_->local();
     const std::vector<T> expected = whole_grid_part<T>(s_, l.sweeps_per_exchange, l.first * l.plane_elements, l.interior_elements());
     mine_.load(l, s_.seed);
-    const T* result = domain_->iterate(mine_.a, mine_.b, s_.sweeps, mine_.stream);
+    const T* result = domain_->iterate(mine_.a.data(), mine_.b.data(), s_.sweeps, mine_.stream);
     CLI_CUDA(cudaStreamSynchronize(mine_.stream));
     return sum_over_ranks(mine_.compare(l, result, expected));
   }
   double time_ranks() override {
-    return timed([&] { (void)domain_->iterate(mine_.a, mine_.b, s_.sweeps, mine_.stream); });
+    return timed([&] { (void)domain_->iterate(mine_.a.data(), mine_.b.data(), s_.sweeps, mine_.stream); });
   }
   double time_exchange() override {
     return timed([&] {
-      for (int k = 0; k < batch; ++k) domain_->exchange(mine_.a, s_.halo, mine_.stream);
+      for (int k = 0; k < batch; ++k) domain_->exchange(mine_.a.data(), s_.halo, mine_.stream);
     }) / batch;
   }
   double time_p2p() override {
@@ -457,7 +427,7 @@ class mpi_gpu_runner final : public backend_runner {
     return timed([&] {
       for (int k = 0; k < batch && rank_ < 2; ++k) {
         CLI_NCCL(ncclGroupStart());
-        post_swap(comm_, rank_, mine_.a + l.interior_offset(), mine_.b, s_.halo * l.plane_elements, mine_.stream);
+        post_swap(comm_, rank_, mine_.a.data() + l.interior_offset(), mine_.b.data(), s_.halo * l.plane_elements, mine_.stream);
         CLI_NCCL(ncclGroupEnd());
       }
     }) / batch;
@@ -506,9 +476,9 @@ class group_runner final : public backend_runner {
     group_ = std::make_unique<distributed::device_group<T>>(ids, slab_grid_of(s), s.op, s.overlap);
     slabs_ = std::vector<device_slab<T>>(ids.size());
     for (int i = 0; i < s.ranks; ++i) slabs_[static_cast<std::size_t>(i)].allocate(i, group_->domain(i).local());
-    for (const auto& d : slabs_) {
-      a_.push_back(d.a);
-      b_.push_back(d.b);
+    for (auto& d : slabs_) {
+      a_.push_back(d.a.data());
+      b_.push_back(d.b.data());
       streams_.push_back(d.stream);
     }
   }
@@ -529,7 +499,7 @@ class group_runner final : public backend_runner {
       CLI_CUDA(cudaStreamSynchronize(d.stream));
       const std::vector<T> expected(whole.begin() + l.first * l.plane_elements,
                                     whole.begin() + (l.first + l.planes) * l.plane_elements);
-      wrong += d.compare(l, in_b ? d.b : d.a, expected);
+      wrong += d.compare(l, in_b ? d.b.data() : d.a.data(), expected);
     }
     return wrong;
   }
@@ -719,7 +689,8 @@ int run_distributed_bench(const distributed_arguments& args) {
   }
   if (!runner->leader()) return wrong == 0 ? 0 : 1;
 
-  const double t_one = median(one), t_many = median(many), t_exchange = median(exchange), t_p2p = median(p2p);
+  const double t_one = summarize(one).median_s, t_many = summarize(many).median_s, t_exchange = summarize(exchange).median_s,
+               t_p2p = summarize(p2p).median_s;
   const slab_grid g = slab_grid_of(s);
   const std::int64_t plane_bytes = s.plane_elements() * (s.f64 ? 8 : 4);
   const double message = static_cast<double>(s.halo * plane_bytes);

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "../api/placement.hpp"
+#include "swath/core/buffer.hpp"
 #include "agreement.hpp"
 #include "nccl_check.hpp"
 #include "periods.hpp"
@@ -28,21 +29,6 @@ ncclDataType_t nccl_type() {
   return sizeof(T) == 4 ? ncclFloat32 : ncclFloat64;
 }
 
-// Device memory of `bytes`, or out_of_memory_error naming what it was for.
-template <class T>
-T* allocate(std::int64_t elements, const char* what) {
-  void* p = nullptr;
-  const std::int64_t bytes = elements * static_cast<std::int64_t>(sizeof(T));
-  const cudaError_t status = cudaMalloc(&p, static_cast<std::size_t>(bytes));
-  if (status == cudaErrorMemoryAllocation) {
-    (void)cudaGetLastError();
-    throw out_of_memory_error(std::string("swath::distributed::device_domain: cudaMalloc of ") + format_bytes(static_cast<double>(bytes)) +
-                              " for " + what + " failed");
-  }
-  SWATH_CUDA_CHECK(status);
-  return static_cast<T*>(p);
-}
-
 }  // namespace
 
 template <class T>
@@ -50,10 +36,10 @@ struct device_domain<T>::workspace {
   cudaStream_t exchange_stream = nullptr;
   cudaEvent_t faces_done = nullptr;
   cudaEvent_t halos_done = nullptr;
-  T* faces = nullptr;  // [side][buffer]: 2 × 2 blocks of 3·halo planes
-  T* halos = nullptr;  // [side]: 2 blocks of halo planes
+  buffer<T> faces;  // [side][buffer]: 2 × 2 blocks of 3·halo planes (overlapped exchanges only)
+  buffer<T> halos;  // [side]: 2 blocks of halo planes
   std::int64_t face_elements = 0, halo_elements = 0;
-  int* agreement = nullptr;
+  buffer<detail::failure_record> agreement;  // the set-up's agreement: a rank, then a failure_record
   struct {
     T* result = nullptr;
     detail::period geometry;
@@ -62,12 +48,9 @@ struct device_domain<T>::workspace {
     const T* upper_face = nullptr;
     cudaStream_t stream = nullptr;
   } pending;
-  T* face(int side, int buffer) const { return faces + (2 * side + buffer) * face_elements; }
-  T* halo(int side) const { return halos + side * halo_elements; }
+  T* face(int side, int copy) { return faces.data() + (2 * side + copy) * face_elements; }
+  T* halo(int side) { return halos.data() + side * halo_elements; }
   ~workspace() {  // destructors do not throw: errors here are left to the next call that checks
-    if (faces != nullptr) (void)cudaFree(faces);
-    if (halos != nullptr) (void)cudaFree(halos);
-    if (agreement != nullptr) (void)cudaFree(agreement);
     if (faces_done != nullptr) (void)cudaEventDestroy(faces_done);
     if (halos_done != nullptr) (void)cudaEventDestroy(halos_done);
     if (exchange_stream != nullptr) (void)cudaStreamDestroy(exchange_stream);
@@ -85,7 +68,7 @@ device_domain<T>::device_domain(ncclComm_t comm, slab_grid grid, stencil::operat
   SWATH_NCCL_CHECK(ncclCommCuDevice(comm_, &device_));
   const api::device_scope on_device(device_);
   SWATH_CUDA_CHECK(cudaStreamCreateWithFlags(&work_->exchange_stream, cudaStreamNonBlocking));
-  if (agree) work_->agreement = allocate<int>(1 + static_cast<std::int64_t>(sizeof(detail::failure_record) / sizeof(int)), "the agreement");
+  if (agree) work_->agreement = buffer<detail::failure_record>(memory_kind::device, 1);
   std::exception_ptr failure;
   try {
     api::require(static_cast<int>(grid_.slabs.size()) == ranks, f,
@@ -96,8 +79,8 @@ device_domain<T>::device_domain(ncclComm_t comm, slab_grid grid, stencil::operat
     if (slab_.ranks > 1 && overlap_) {
       work_->face_elements = 3 * slab_.halo * slab_.plane_elements;
       work_->halo_elements = slab_.halo * slab_.plane_elements;
-      work_->faces = allocate<T>(4 * work_->face_elements, "the slab's faces");
-      work_->halos = allocate<T>(2 * work_->halo_elements, "the received halos");
+      work_->faces = buffer<T>(memory_kind::device, static_cast<std::size_t>(4 * work_->face_elements));
+      work_->halos = buffer<T>(memory_kind::device, static_cast<std::size_t>(2 * work_->halo_elements));
     }
   } catch (...) {
     if (!agree) throw;
@@ -106,16 +89,17 @@ device_domain<T>::device_domain(ncclComm_t comm, slab_grid grid, stencil::operat
   if (!agree) return;
   // The first failing rank (a min over "rank if failed, else INT_MAX"), then its error, to every rank.
   cudaStream_t s = work_->exchange_stream;
+  void* shared = work_->agreement.data();
   int first = failure ? rank : INT_MAX;
-  SWATH_CUDA_CHECK(cudaMemcpyAsync(work_->agreement, &first, sizeof(int), cudaMemcpyHostToDevice, s));
-  SWATH_NCCL_CHECK(ncclAllReduce(work_->agreement, work_->agreement, 1, ncclInt32, ncclMin, comm_, s));
-  SWATH_CUDA_CHECK(cudaMemcpyAsync(&first, work_->agreement, sizeof(int), cudaMemcpyDeviceToHost, s));
+  SWATH_CUDA_CHECK(cudaMemcpyAsync(shared, &first, sizeof(int), cudaMemcpyHostToDevice, s));
+  SWATH_NCCL_CHECK(ncclAllReduce(shared, shared, 1, ncclInt32, ncclMin, comm_, s));
+  SWATH_CUDA_CHECK(cudaMemcpyAsync(&first, shared, sizeof(int), cudaMemcpyDeviceToHost, s));
   SWATH_CUDA_CHECK(cudaStreamSynchronize(s));
   if (first == INT_MAX) return;
   detail::failure_record record = rank == first ? detail::record_of(failure) : detail::failure_record{};
-  SWATH_CUDA_CHECK(cudaMemcpyAsync(work_->agreement, &record, sizeof(record), cudaMemcpyHostToDevice, s));
-  SWATH_NCCL_CHECK(ncclBroadcast(work_->agreement, work_->agreement, sizeof(record), ncclUint8, first, comm_, s));
-  SWATH_CUDA_CHECK(cudaMemcpyAsync(&record, work_->agreement, sizeof(record), cudaMemcpyDeviceToHost, s));
+  SWATH_CUDA_CHECK(cudaMemcpyAsync(shared, &record, sizeof(record), cudaMemcpyHostToDevice, s));
+  SWATH_NCCL_CHECK(ncclBroadcast(shared, shared, sizeof(record), ncclUint8, first, comm_, s));
+  SWATH_CUDA_CHECK(cudaMemcpyAsync(&record, shared, sizeof(record), cudaMemcpyDeviceToHost, s));
   SWATH_CUDA_CHECK(cudaStreamSynchronize(s));
   detail::throw_agreed(first, ranks, record);
 }
@@ -157,7 +141,7 @@ T* device_domain<T>::begin_period(T* current, T* other, int sweeps, int next_swe
   w.pending = {};
   w.pending.geometry = g;
   w.pending.stream = stream;
-  w.pending.faces_computed = overlap_ && next_sweeps > 0 && slab_.planes >= 4 * slab_.halo;
+  w.pending.faces_computed = w.faces.size() > 0 && next_sweeps > 0 && slab_.planes >= 4 * slab_.halo;
   if (w.pending.faces_computed) {
     // One sweep reads its input and writes only the other buffer; more ping-pong through both.
     const bool in_place_faces = sweeps == 1 && (p * static_cast<std::int64_t>(sizeof(T))) % 16 == 0 &&
@@ -228,17 +212,8 @@ T* device_domain<T>::iterate(T* a, T* b, int sweeps, stream_t stream) {
                "a and b must be device memory on the communicator's device " + std::to_string(device_));
   const std::vector<int> periods = exchange_periods(sweeps, slab_.sweeps_per_exchange);
   const api::device_scope on_device(device_);
-  if (slab_.ranks == 1) {  // no neighbours: the library's own calls on the interior (periodic wraps there)
-    const std::int64_t at = slab_.interior_offset();
-    T* current = a;
-    T* other = b;
-    for (int t : periods) {
-      if (stencil::iterate(current + at, other + at, detail::layout_of(grid_.global, slab_.planes), op_, t, stream) != current + at) {
-        std::swap(current, other);
-      }
-    }
-    return current;
-  }
+  // One rank has no neighbours: its periods run on the interior alone (a periodic grid wraps there) and
+  // its exchanges post nothing.
   T* current = a;
   T* other = b;
   if (!periods.empty()) exchange(current, periods.front() * op_.radius, stream);
@@ -286,7 +261,6 @@ bool device_group<T>::iterate(std::span<T* const> a, std::span<T* const> b, int 
   const std::size_t n = domains_.size();
   api::require(a.size() == n && b.size() == n && streams.size() == n, f,
                "a, b and streams need one entry for each of the " + std::to_string(n) + " devices");
-  if (n == 1) return domains_[0]->iterate(a[0], b[0], sweeps, streams[0]) == b[0];
   for (std::size_t i = 0; i < n; ++i) {
     api::require(a[i] != nullptr && b[i] != nullptr, f, "a buffer of device " + std::to_string(i) + " is null");
     const api::call_site site = api::place_call(f, {{"a", a[i]}, {"b", b[i]}}, streams[i]);
@@ -296,15 +270,9 @@ bool device_group<T>::iterate(std::span<T* const> a, std::span<T* const> b, int 
   const std::vector<int> periods = exchange_periods(sweeps, domains_[0]->local().sweeps_per_exchange);
   std::vector<T*> current(a.begin(), a.end()), other(b.begin(), b.end());
   if (!periods.empty()) {
-    const int depth = periods.front() * domains_[0]->op_.radius;
+    // One group over every device's exchange (groups nest: each exchange's own is inside this one).
     SWATH_NCCL_CHECK(ncclGroupStart());
-    for (std::size_t i = 0; i < n; ++i) {
-      const api::device_scope on_device(domains_[i]->device());
-      const slab& s = domains_[i]->local();
-      const std::int64_t h = s.halo, m = s.planes, p = s.plane_elements;
-      domains_[i]->post_exchange(current[i] + h * p, current[i] + (h + m - depth) * p, current[i] + (h - depth) * p, current[i] + (h + m) * p,
-                                 depth * p, streams[i]);
-    }
+    for (std::size_t i = 0; i < n; ++i) domains_[i]->exchange(current[i], periods.front() * domains_[i]->op_.radius, streams[i]);
     SWATH_NCCL_CHECK(ncclGroupEnd());
   }
   bool in_b = false;
