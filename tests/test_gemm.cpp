@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <cstdlib>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -199,6 +200,81 @@ TEST(GpuGemmStreamK, TheSameInputsGiveTheSameBitsEveryRun) {
   check_same_bits_every_run(v, {{{300, 700, 2000}}, "blocks=40"});
   // A target shape on the GPU's own grid: 96 tiles of 88 slices (2-3 parts a tile on 132 SMs).
   check_same_bits_every_run(v, {{{1000, 3000, 700}}, ""});
+}
+
+// Step 17 at every block tile and several splits of K (one split: C written directly; more: the parts
+// added in order), ragged sizes, every op, padded rows (every copy float by float), beta, and strided
+// batches whose strides keep or break 16-byte alignment. Every element of every product is checked.
+TEST(GpuGemmSplitK, EveryTileSplitAndBatchMatchesTheReference) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const variant& v = find_variant("gemm/cuda/17_split_k");
+  // Under the sanitizers (SWATH_SMALL_GPU_TESTS) one split and seven: each tile's two store paths.
+  const bool small = std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr;
+  for (const char* fit : {"256x128", "128x128", "64x256", "128x64", "64x128", "64x64"}) {
+    for (const char* splits : {"1", "2", "7"}) {
+      if (small && std::string_view(splits) == "2") continue;
+      for (const char* layout : {"", "op=tn ld=padded beta=1", "op=nt alpha=0.5", "op=tt ld=padded beta=0.25"}) {
+        for (const auto& size : {bench::size_spec{{1, 1, 1}}, bench::size_spec{{70, 33, 300}}, bench::size_spec{{257, 129, 131}}}) {
+          const std::string config = std::string("fit=") + fit + " splits=" + splits + " " + layout;
+          const problem p = make_problem(v, {size, config});
+          const auto result = check_once(v, {size, config});
+          ASSERT_TRUE(result.passed()) << size.text() << " " << config << ": " << result.describe();
+          ASSERT_EQ(result.checked, p.m * p.n);
+        }
+      }
+      // Batches: 5 products of 33 x 17 x 65 (strides of 561, 1105 and 561 floats: not 16-byte steps),
+      // and 3 of 64 x 64 x 40 (strides of whole 16-byte steps: the vector copies stay).
+      for (const char* batched : {"batch=5", "batch=5 op=tt beta=1 ld=padded", "batch=3"}) {
+        const bench::size_spec size = std::string_view(batched) == "batch=3" ? bench::size_spec{{64, 64, 40}}
+                                                                             : bench::size_spec{{33, 17, 65}};
+        const std::string config = std::string("fit=") + fit + " splits=" + splits + " " + batched;
+        const problem p = make_problem(v, {size, config});
+        const auto result = check_once(v, {size, config});
+        ASSERT_TRUE(result.passed()) << size.text() << " " << config << ": " << result.describe();
+        ASSERT_EQ(result.checked, p.batch * p.m * p.n);
+      }
+    }
+  }
+  // The model's own choice at shapes that pick small tiles and many splits, and K = 0 (C = beta C).
+  check_cases(v, {{{{256, 256, 20000}}, ""}, {{{64, 3000, 2000}}, "op=tn"}, {{{3000, 64, 1000}}, "ld=padded"},
+                  {{{5, 7, 0}}, "beta=0.5"}});
+}
+
+// The parts are added in split order: the same bits every run.
+TEST(GpuGemmSplitK, TheSameInputsGiveTheSameBitsEveryRun) {
+  SWATH_SKIP_WITHOUT_GPU();
+  check_same_bits_every_run(find_variant("gemm/cuda/17_split_k"), {{{256, 256, 20000}}, "fit=128x128 splits=16"});
+}
+
+// Step 18 at every M it takes (1-16: each compiled row count, with and without unused rows), N that
+// leaves a partial 128-column block and partial 4-column pieces, K below one group of rows, not a
+// multiple of anything, and long enough for many splits; op(A) either way, padded rows (B's scalar
+// loads), beta, and explicit splits.
+TEST(GpuGemmSkinny, EveryRowCountAndRaggedEdgeMatchesTheReference) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const variant& v = find_variant("gemm/cuda/18_skinny");
+  const bool small = std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr;  // the sanitizers: one M a row count
+  for (std::int64_t m = 1; m <= 16; ++m) {
+    if (small && m != 1 && m != 2 && m != 3 && m != 8 && m != 16) continue;
+    for (const auto& [n, k] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {5, 3}, {130, 701}, {1001, 5000}}) {
+      for (const char* layout : {"", "op=tn ld=padded beta=1.5", "splits=3 alpha=2", "splits=1 ld=padded"}) {
+        const bench::size_spec size{{m, n, k}};
+        const problem p = make_problem(v, {size, layout});
+        ASSERT_TRUE(v.supports(p).ok());
+        const auto result = check_once(v, {size, layout});
+        ASSERT_TRUE(result.passed()) << size.text() << " " << layout << ": " << result.describe();
+        ASSERT_EQ(result.checked, p.m * p.n);
+      }
+    }
+  }
+  EXPECT_FALSE(v.supports(make_problem(v, {{{17, 8, 8}}, ""})).ok());
+  EXPECT_FALSE(v.supports(make_problem(v, {{{4, 8, 8}}, "op=nt"})).ok());
+  EXPECT_FALSE(v.supports(make_problem(v, {{{4, 8, 8}}, "batch=2"})).ok());
+}
+
+TEST(GpuGemmSkinny, TheSameInputsGiveTheSameBitsEveryRun) {
+  SWATH_SKIP_WITHOUT_GPU();
+  check_same_bits_every_run(find_variant("gemm/cuda/18_skinny"), {{{16, 3000, 9000}}, ""});
 }
 
 // Step 12 computes the last r = N mod 128 columns as a strip when 1 ≤ r ≤ 8; strip=on takes it at any M

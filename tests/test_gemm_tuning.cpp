@@ -1,5 +1,7 @@
 // The tuner's file: what it writes is what policy=auto reads back, the nearest tuned size decides, and
 // a file that names a policy the kernel cannot run, or is malformed, is refused with its field named.
+// The dispatch tables likewise: the nearest choice of the same ops and batching whose step takes the
+// problem, malformed tables refused, the compiled ones naming steps that take their shapes.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,6 +10,7 @@
 
 #include "swath/core/error.hpp"
 #include "swath/lab/gemm_tuning.hpp"
+#include "../src/gemm/dispatch_table.hpp"
 
 namespace swath::gemm {
 namespace {
@@ -66,6 +69,103 @@ TEST(GemmTuning, RefusesPoliciesTheKernelCannotRunAndMalformedFiles) {
   refuses("empty.json", head + "]}", "non-empty");
   refuses("not-json.json", "policy: fast", "is not JSON");
   EXPECT_THROW(read_tuning(scratch("absent.json").string()), usage_error);
+}
+
+// ---- The dispatch tables (src/gemm/dispatch_table.hpp) ---------------------------------------------
+
+// A table over the CPU steps (every build has them): 01 takes any product, 03 only C = A B.
+const char* const cpu_table = R"({"gpu": "Test GPU", "capability": 0, "choices": [
+  {"m": 64, "n": 64, "k": 64, "op": "nn", "batch": 1, "step": "gemm/cpu/03_column", "settings": {"column_width": "8"}},
+  {"m": 4096, "n": 4096, "k": 4096, "op": "nn", "batch": 1, "step": "gemm/cpu/01_naive"},
+  {"m": 64, "n": 64, "k": 64, "op": "tn", "batch": 1, "step": "gemm/cpu/01_naive", "settings": {"tile": "5"}},
+  {"m": 64, "n": 64, "k": 64, "op": "nn", "batch": 32, "step": "gemm/cpu/01_naive"},
+  {"m": 9, "n": 9, "k": 9, "op": "nt", "batch": 1, "step": "gemm/cpu/no_such_step"}]})";
+
+problem shaped(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a = false, std::int64_t batch = 1) {
+  problem p;
+  p.m = m, p.n = n, p.k = k, p.trans_a = trans_a, p.batch = batch;
+  p.lda = trans_a ? m : k, p.ldb = n, p.ldc = n;
+  return p;
+}
+
+TEST(GemmDispatchTable, TheNearestChoiceOfTheSameOpsAndBatchingWhoseStepTakesTheProblem) {
+  const dispatch_table table = parse_dispatch_table(cpu_table, "test");
+  ASSERT_EQ(table.choices.size(), 5u);
+  // Near 64³, op=nn, plain: step 03 with its tuned band.
+  auto pick = pick_step(table, shaped(80, 50, 70));
+  ASSERT_TRUE(pick);
+  EXPECT_EQ(pick->step->info.name, "gemm/cpu/03_column");
+  EXPECT_EQ(pick->settings->at("column_width"), "8");
+  // Near 4096³: step 01.
+  pick = pick_step(table, shaped(3000, 5000, 4000));
+  ASSERT_TRUE(pick);
+  EXPECT_EQ(pick->step->info.name, "gemm/cpu/01_naive");
+  // 03 does not take beta = 1: the nearest one that does is 01 at 4096³ (far: its own settings).
+  problem scaled = shaped(64, 64, 64);
+  scaled.beta = 1;
+  pick = pick_step(table, scaled);
+  ASSERT_TRUE(pick);
+  EXPECT_EQ(pick->step->info.name, "gemm/cpu/01_naive");
+  EXPECT_GT(pick->distance, near_enough);
+  EXPECT_TRUE(pick->settings->empty());
+  // op=tn near its choice keeps the tuned settings.
+  pick = pick_step(table, shaped(60, 60, 60, true));
+  ASSERT_TRUE(pick);
+  EXPECT_EQ(pick->settings->at("tile"), "5");
+  // A batch takes batched choices only, and no CPU step takes a batch (the library loops over the
+  // products on the CPU): none, though unbatched choices of these ops abound.
+  EXPECT_FALSE(pick_step(table, shaped(64, 64, 64, false, 8)));
+  // No choice of these ops (tt), or only one whose step this build lacks (nt): none.
+  problem tt = shaped(9, 9, 9, true);
+  tt.trans_b = true;
+  EXPECT_FALSE(pick_step(table, tt));
+  problem nt = shaped(9, 9, 9);
+  nt.trans_b = true;
+  EXPECT_FALSE(pick_step(table, nt));
+  // Written and read back: the same choices.
+  const dispatch_table again = parse_dispatch_table(format_dispatch_table(table), "again");
+  ASSERT_EQ(again.choices.size(), table.choices.size());
+  EXPECT_EQ(again.choices[2].trans_a, true);
+  EXPECT_EQ(again.choices[0].settings->at("column_width"), "8");
+  EXPECT_EQ(again.choices[3].batch, 32);
+}
+
+TEST(GemmDispatchTable, MalformedTablesAreRefusedWithTheirField) {
+  const auto refused = [](const std::string& text, const std::string& expected) {
+    try {
+      (void)parse_dispatch_table(text, "t.json");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const usage_error& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  };
+  refused("{", "not JSON");
+  refused(R"({"capability": 90, "choices": []})", "\"gpu\"");
+  refused(R"({"gpu": "x", "capability": 90, "choices": {}})", "must be an array");
+  refused(R"({"gpu": "x", "capability": 90, "choices": [{"m": 0, "n": 1, "k": 1, "op": "nn", "step": "s"}]})", "at least 1");
+  refused(R"({"gpu": "x", "capability": 90, "choices": [{"m": 1, "n": 1, "k": 1, "op": "xn", "step": "s"}]})", "op \"xn\"");
+  refused(R"({"gpu": "x", "capability": 90, "choices": [{"m": 1, "n": 1, "k": 1, "op": "nn"}]})", "choices[0]: missing \"step\"");
+  refused(R"({"gpu": "x", "capability": 90, "choices": [{"m": 1, "n": 1, "k": 1, "op": "nn", "step": "s", "settings": {"a": 1}}]})",
+          "must be a string");
+}
+
+// The tables compiled in parse; in a CUDA build every choice names a step of the registry that takes
+// the shape it was tuned at (so a call there runs what was measured).
+TEST(GemmDispatchTable, CompiledTablesNameStepsThatTakeTheirShapes) {
+  for (const dispatch_table& table : dispatch_tables()) {
+    EXPECT_FALSE(table.choices.empty()) << table.gpu;
+    if (!SWATH_WITH_CUDA) continue;
+    for (const tuned_choice& choice : table.choices) {
+      problem p = shaped(choice.m, choice.n, choice.k, choice.trans_a, choice.batch);
+      p.trans_b = choice.trans_b;
+      p.lda = choice.trans_a ? p.m : p.k, p.ldb = choice.trans_b ? p.k : p.n;
+      if (p.batch > 1) p.stride_a = p.m * p.k, p.stride_b = p.k * p.n, p.stride_c = p.m * p.n;
+      const auto pick = pick_step(table, p);
+      ASSERT_TRUE(pick) << table.gpu << " " << choice.m << "x" << choice.n << "x" << choice.k;
+      EXPECT_EQ(pick->step->info.name, choice.step) << table.gpu << " " << choice.m << "x" << choice.n << "x" << choice.k;
+      EXPECT_DOUBLE_EQ(pick->distance, 0);
+    }
+  }
 }
 
 }  // namespace

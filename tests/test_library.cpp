@@ -5,6 +5,7 @@
 // anything is written.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -74,6 +75,80 @@ TEST(Library, SgemmRefusesBadArgumentsBeforeWritingC) {
   // op(B) = B^T: B is stored N x K, so its rows are K = 11 long.
   refused("ldb = 10", [&] { sgemm(op::none, op::transpose, 9, 10, 11, 1, a, c.lda, b, 10, 0, out, c.ldc); });
   refused("ldc = 9", [&] { sgemm(op::none, op::transpose, 9, 10, 11, 1, a, c.lda, b, c.ldb, 0, out, 9); });
+}
+
+// A strided batch on host memory: every form; A shared by every product (stride 0) or each its own,
+// strides longer than a product (gaps never written), and the batch's own refusals.
+TEST(Library, SgemmStridedBatchedOnHostMatchesEachProduct) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 draw(seed);
+  constexpr std::int64_t batch = 3;
+  for (const gemm_shape shape : {gemm_shape{1, 1, 1}, gemm_shape{33, 17, 65}}) {
+    for (const gemm_form form : every_gemm_form()) {
+      for (const bool shared_a : {false, true}) {
+        std::vector<gemm_case> products;
+        for (std::int64_t b = 0; b < batch; ++b) products.emplace_back(shape, form, draw);
+        if (shared_a) {
+          for (gemm_case& product : products) product.a = products.front().a;
+        }
+        // Operands back to back with a gap of 5 elements (C's gap poisoned: it must stay as it was).
+        const auto stride_of = [](const std::vector<float>& one) { return static_cast<std::int64_t>(one.size()) + 5; };
+        const std::int64_t stride_a = shared_a ? 0 : stride_of(products[0].a), stride_b = stride_of(products[0].b),
+                           stride_c = stride_of(products[0].c);
+        std::vector<float> a(static_cast<std::size_t>(stride_of(products[0].a) * batch), NAN),
+            b(static_cast<std::size_t>(stride_b * batch), NAN), c(static_cast<std::size_t>(stride_c * batch), -7.0f);
+        for (std::int64_t i = 0; i < batch; ++i) {
+          const gemm_case& product = products[static_cast<std::size_t>(i)];
+          std::copy(product.a.begin(), product.a.end(), a.begin() + i * stride_a);
+          std::copy(product.b.begin(), product.b.end(), b.begin() + i * stride_b);
+          std::copy(product.c.begin(), product.c.end(), c.begin() + i * stride_c);
+        }
+        sgemm_strided_batched(form.op_a, form.op_b, shape.m, shape.n, shape.k, form.alpha, a.data(), products[0].lda,
+                              stride_a, b.data(), products[0].ldb, stride_b, form.beta, c.data(), products[0].ldc,
+                              stride_c, batch);
+        for (std::int64_t i = 0; i < batch; ++i) {
+          const auto first = c.begin() + i * stride_c;
+          products[static_cast<std::size_t>(i)].expect_result(
+              std::vector<float>(first, first + static_cast<std::int64_t>(products[0].c.size())),
+              describe(shape, form) + " product " + std::to_string(i) + (shared_a ? " shared A" : ""));
+          for (std::int64_t g = static_cast<std::int64_t>(products[0].c.size()); g < stride_c; ++g) {
+            ASSERT_EQ(first[g], -7.0f) << "gap after product " << i << " written";
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Library, SgemmStridedBatchedRefusesBadArgumentsBeforeWritingC) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 draw(seed);
+  gemm_case c(gemm_shape{9, 10, 11}, gemm_form{}, draw);
+  std::vector<float> out(static_cast<std::size_t>(9 * c.ldc * 2), 3.0f);
+  const std::vector<float> before = out;
+  const auto refused = [&](const std::string& argument, auto&& call) {
+    expect_usage_error(call, argument);
+    EXPECT_EQ(out, before) << argument;
+  };
+  const float* a = c.a.data();
+  const float* b = c.b.data();
+  const std::int64_t extent = 8 * c.ldc + 10;
+  const auto call = [&](std::int64_t stride_a, std::int64_t stride_c, std::int64_t batch) {
+    sgemm_strided_batched(op::none, op::none, 9, 10, 11, 1, a, c.lda, stride_a, b, c.ldb, 0, 0, out.data(), c.ldc,
+                          stride_c, batch);
+  };
+  refused("batch = -1", [&] { call(0, extent, -1); });
+  refused("stride_a = -4", [&] { call(-4, extent, 2); });
+  refused("stride_c = 10 makes the products of C overlap", [&] { call(0, 10, 2); });
+  refused("m = -1", [&] {
+    sgemm_strided_batched(op::none, op::none, -1, 10, 11, 1, a, c.lda, 0, b, c.ldb, 0, 0, out.data(), c.ldc, extent, 2);
+  });
+  // batch = 0 does nothing; batch = 1 ignores the strides (any stride_c).
+  call(0, extent, 0);
+  EXPECT_EQ(out, before);
+  EXPECT_NO_THROW(call(0, 0, 1));
 }
 
 // --- elementwise -------------------------------------------------------------------------------------------

@@ -4,12 +4,14 @@
 // GPUs at once where there are two, with the same bits as when they run one after the other.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "swath/swath.hpp"
@@ -86,6 +88,41 @@ TEST(GpuLibrary, EntryPointsOnDeviceMatchTheReference) {
             out.data(), c.ldc, s.stream);
       EXPECT_CUDA(cudaStreamSynchronize(s.stream));
       c.expect_result(out.read(), describe(shape, form));
+    }
+  }
+  // sgemm_strided_batched: every form with strides 5 elements longer than a product (16-byte alignment
+  // lost from one product to the next), and the suite's 1024 products of 64^3 back to back.
+  for (const auto& [shape, batch, gap] : {std::tuple{gemm_shape{33, 17, 65}, std::int64_t{4}, std::int64_t{5}},
+                                          std::tuple{gemm_shape{64, 64, 64}, std::int64_t{1024}, std::int64_t{0}}}) {
+    if (batch > 4 && std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr) continue;
+    for (const gemm_form form : batch > 4 ? std::vector<gemm_form>{every_gemm_form()[0]} : every_gemm_form()) {
+      std::vector<gemm_case> products;
+      for (std::int64_t i = 0; i < batch; ++i) products.emplace_back(shape, form, draw);
+      const auto sa = static_cast<std::int64_t>(products[0].a.size()) + gap,
+                 sb = static_cast<std::int64_t>(products[0].b.size()) + gap,
+                 sc = static_cast<std::int64_t>(products[0].c.size()) + gap;
+      std::vector<float> ha(static_cast<std::size_t>(sa * batch), NAN), hb(static_cast<std::size_t>(sb * batch), NAN),
+          hc(static_cast<std::size_t>(sc * batch), -7.0f);
+      for (std::int64_t i = 0; i < batch; ++i) {
+        const gemm_case& product = products[static_cast<std::size_t>(i)];
+        std::copy(product.a.begin(), product.a.end(), ha.begin() + i * sa);
+        std::copy(product.b.begin(), product.b.end(), hb.begin() + i * sb);
+        std::copy(product.c.begin(), product.c.end(), hc.begin() + i * sc);
+      }
+      device_copy<float> a(ha), b(hb), out(hc);
+      sgemm_strided_batched(form.op_a, form.op_b, shape.m, shape.n, shape.k, form.alpha, a.data(), products[0].lda, sa,
+                            b.data(), products[0].ldb, sb, form.beta, out.data(), products[0].ldc, sc, batch, s.stream);
+      EXPECT_CUDA(cudaStreamSynchronize(s.stream));
+      const std::vector<float> result = out.read();
+      for (std::int64_t i = 0; i < batch; ++i) {
+        const auto first = result.begin() + i * sc;
+        products[static_cast<std::size_t>(i)].expect_result(
+            std::vector<float>(first, first + static_cast<std::int64_t>(products[0].c.size())),
+            describe(shape, form) + " product " + std::to_string(i) + " of " + std::to_string(batch));
+        for (std::int64_t g = static_cast<std::int64_t>(products[0].c.size()); g < sc; ++g) {
+          ASSERT_EQ(first[g], -7.0f) << "gap after product " << i << " written";
+        }
+      }
     }
   }
   // vector_add at an unaligned start (the grid-stride step) and an aligned one (bulk copies).
@@ -198,12 +235,13 @@ struct device_gemm {
 };
 
 // Steps 14-16 on their own kernels whatever the size (tma=on), with the same bits every run
-// (shares=even); blocks=N where given.
+// (shares=even); blocks=N where given; step 17 with three splits of K (its parts in the stream's
+// workspace).
 gemm_case case_of(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b, const char* blocks = nullptr) {
   gemm_case c;
   c.p.m = m, c.p.n = n, c.p.k = k, c.p.trans_a = trans_a, c.p.trans_b = trans_b;
   c.p.lda = trans_a ? m : k, c.p.ldb = trans_b ? k : n, c.p.ldc = n;
-  c.settings = {{"tma", "on"}, {"shares", "even"}};
+  c.settings = {{"tma", "on"}, {"shares", "even"}, {"splits", "3"}};
   if (blocks != nullptr) c.settings.emplace("blocks", blocks);
   return c;
 }
@@ -231,7 +269,8 @@ TEST(GpuLibraryStreams, StepsWithWorkspacesGiveTheSerialBitsOnTwoStreamsAtOnce) 
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 draw(seed);
   const std::vector<gemm_case> problems = two_stream_problems();
-  for (const char* name : {"gemm/cuda/14_copy_engine", "gemm/cuda/15_producer_warp", "gemm/cuda/16_balanced_tail", "gemm/cuda/auto"}) {
+  for (const char* name : {"gemm/cuda/14_copy_engine", "gemm/cuda/15_producer_warp", "gemm/cuda/16_balanced_tail",
+                           "gemm/cuda/17_split_k", "gemm/cuda/auto"}) {
     SCOPED_TRACE(name);
     const gemm::variant& v = gemm::find_variant(name);
     device_gemm one(problems[0], draw), two(problems[1], draw);

@@ -18,6 +18,7 @@
 #include "swath/build_info.hpp"
 #include "swath/core/device.hpp"
 #include "swath/core/error.hpp"
+#include "swath/lab/gemm.hpp"
 #include "swath/lab/gemm_tuning.hpp"
 #include "swath/lab/raytracer.hpp"
 #include "swath/schedule/block_order.hpp"
@@ -221,15 +222,66 @@ int run_bench(const bench_arguments& args, bool timed) {
 struct tune_arguments {
   std::string family = "gemm";
   std::vector<std::string> sizes;
+  std::vector<std::string> parameters;
   int reps = 20;
+  int warmup = 3;
   std::string out;
   bool quiet = false;
+  bool dispatch = false;
 };
+
+// swath tune gemm --dispatch: the steps' candidates at each case of the shape suite (or the sizes and
+// op=/batch= given), verified and timed beside cuBLAS; the fastest verified one a case is written as a
+// dispatch table (src/gemm/dispatch_table.hpp). SWATH_GEMM_DISPATCH=<file> makes swath::sgemm use it;
+// committed under src/gemm/dispatch/, it is compiled in.
+int run_tune_dispatch(const tune_arguments& args) {
+  std::vector<bench::problem_spec> cases;
+  if (args.sizes.empty()) {
+    if (!args.parameters.empty()) throw usage_error("swath tune gemm --dispatch: --param goes with --size");
+    cases = gemm::shape_suite();
+  } else {
+    std::vector<std::string> ops = {"nn"}, batches = {"1"};
+    for (const std::string& text : args.parameters) {
+      const bench::parameter_choice choice = bench::parse_parameter(text);
+      if (choice.key == "op") {
+        ops = choice.values;
+      } else if (choice.key == "batch") {
+        batches = choice.values;
+      } else {
+        throw usage_error("swath tune gemm --dispatch: --param takes op= and batch= (the tuner chooses the settings)");
+      }
+    }
+    for (const bench::size_spec& size : parse_sizes(args.sizes)) {
+      for (const std::string& op : ops) {
+        for (const std::string& batch : batches) {
+          cases.push_back({size, "op=" + op + (batch == "1" ? "" : " batch=" + batch)});
+        }
+      }
+    }
+  }
+  const backend where = resolve_device("cuda");
+  const bench::ceilings limits = obtain_ceilings(where, true, false, !args.quiet);
+  const std::string path =
+      args.out.empty() ? bench::cache_directory() + "/gemm-dispatch-" + slug(query_gpu()->name) + ".json" : args.out;
+  const gemm::dispatch_tuning found =
+      gemm::tune_dispatch(cases, args.reps, args.warmup, !args.quiet, limits, build_info::git_revision, path);
+  std::fputs(found.summary.c_str(), stdout);
+  if (found.failures > 0) {
+    std::fprintf(stderr, "swath: %d candidate%s failed verification: the table holds the cases before the first\n",
+                 found.failures, found.failures == 1 ? "" : "s");
+    return verification_failed;
+  }
+  bench::write_file_atomically(path, found.json);
+  std::printf("wrote %s (SWATH_GEMM_DISPATCH=%s makes swath::sgemm use it; under src/gemm/dispatch/ it is compiled in)\n",
+              path.c_str(), path.c_str());
+  return success;
+}
 
 // swath tune gemm: every compiled tile policy of the tunable step at each size (verified, then timed
 // like bench), the fastest per size written where policy=auto reads it. A policy that fails
 // verification anywhere stops the tuner before it writes anything.
 int run_tune(const tune_arguments& args) {
+  if (args.family == "gemm" && args.dispatch) return run_tune_dispatch(args);
   if (args.family != "gemm") {
     throw usage_error("swath tune: '" + args.family + "' has no tuner (gemm: the tile policies of gemm/cuda/08_double_buffered)");
   }
@@ -528,6 +580,11 @@ int run_command(int argc, char** argv) {
   tune->add_option("--reps,-r", tune_args.reps, "timed repetitions per case")->check(CLI::Range(1, 100000))->capture_default_str();
   tune->add_option("--out,-o", tune_args.out, "write here instead of the cache file that policy=auto reads");
   tune->add_flag("--quiet,-q", tune_args.quiet, "no progress line on stderr");
+  tune->add_flag("--dispatch", tune_args.dispatch,
+                 "gemm: choose the step and settings of swath::sgemm at each case of the shape suite (or --size), "
+                 "written as a dispatch table");
+  tune->add_option("--param,-p", tune_args.parameters, "with --dispatch and --size: op=nn,tn,... batch=N,...");
+  tune->add_option("--warmup", tune_args.warmup, "untimed runs before timing")->check(CLI::Range(0, 1000))->capture_default_str();
 
   render_arguments render_args;
   auto* render = app.add_subcommand("render", "render a scene of spheres to PNG and print the rays per second");

@@ -54,6 +54,9 @@ struct problem {
   // Elements between the starts of consecutive rows of A, B and C as stored; at least their row
   // lengths (make_problem packs them unless told to pad).
   std::int64_t lda = 1, ldb = 1, ldc = 1;
+  // A batch of equal products (sgemm_strided_batched): product b reads A + b·stride_a and B + b·stride_b
+  // and writes C + b·stride_c. batch = 1 is one product; its strides are not read.
+  std::int64_t batch = 1, stride_a = 0, stride_b = 0, stride_c = 0;
   // The steps' own settings (tiles, bands, grids, paths) are not here: each step reads its policy from
   // the launch (src/gemm/policies.hpp).
 };
@@ -71,7 +74,7 @@ SWATH_HD_INLINE std::int64_t index_of_b(const problem& p, std::int64_t kk, std::
 }
 // C = A · B exactly as the thesis's steps compute it: no transposes, alpha 1, beta 0, packed rows.
 SWATH_HD_INLINE bool plain(const problem& p) {
-  return !p.trans_a && !p.trans_b && p.alpha == 1 && p.beta == 0 && p.lda == p.k && p.ldb == p.n && p.ldc == p.n;
+  return p.batch == 1 && !p.trans_a && !p.trans_b && p.alpha == 1 && p.beta == 0 && p.lda == p.k && p.ldb == p.n && p.ldc == p.n;
 }
 
 struct operands {
@@ -88,8 +91,9 @@ struct variant {
 };
 
 work_amount gemm_work(const problem& p);
-support any_gemm(const problem& p);
-support plain_gemm(const problem& p);  // C = A · B only (see plain())
+support any_gemm(const problem& p);      // any one product (batch = 1)
+support any_batched_gemm(const problem& p);  // any product, batched or not
+support plain_gemm(const problem& p);    // C = A · B only (see plain())
 
 // Relative tolerance for float accumulation over K positive products (and the alpha and beta terms):
 // each result is within (K + 2) · 2^-24 of the exact value; twice that passes.
@@ -117,9 +121,21 @@ void sgemm(op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k, flo
            std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc,
            stream_t stream = nullptr);
 
+// `batch` products of the same shape and ops, as cublasSgemmStridedBatched: product b computes
+// C_b = alpha · op(A_b) · op(B_b) + beta · C_b with A_b = a + b·stride_a, B_b = b + b·stride_b and
+// C_b = c + b·stride_c (elements). Strides of A and B may be 0 (one operand shared by every product);
+// C's products may not overlap: stride_c is at least C's stored extent, (M − 1)·ldc + N, when batch > 1.
+// batch = 0 does nothing. Runs as sgemm does: on the stream's device, asynchronously, or on the CPU for
+// host memory; throws swath::usage_error naming the argument before anything runs.
+void sgemm_strided_batched(op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                           const float* a, std::int64_t lda, std::int64_t stride_a, const float* b, std::int64_t ldb,
+                           std::int64_t stride_b, float beta, float* c, std::int64_t ldc, std::int64_t stride_c,
+                           std::int64_t batch, stream_t stream = nullptr);
+
 }  // namespace swath::gemm
 
 namespace swath {
 using gemm::op;
 using gemm::sgemm;
+using gemm::sgemm_strided_batched;
 }  // namespace swath

@@ -1,6 +1,8 @@
-// swath::sgemm: validate, place, pick the step from the dispatch table, run on the caller's stream.
+// swath::sgemm and sgemm_strided_batched: validate, place, pick the step from the GPU's tuned table
+// (src/gemm/dispatch/) or the rules below, run on the caller's stream.
 #include <memory>
 
+#include "../gemm/dispatch_table.hpp"
 #include "../gemm/steps.hpp"
 #include "dispatch.hpp"
 #include "placement.hpp"
@@ -26,8 +28,13 @@ constexpr rule device_rules[] = {
   {"gemm/cuda/13_wave_fitted_tiles", 80, 999, api::always<problem, operands>, cuda::wave_fitted_tiles,
    "the fastest step without Hopper's arch-specific instructions"},
 };
+// A strided batch: step 17 (the only batched step), its tile and splits from its model.
+constexpr rule batched_device_rules[] = {
+  {"gemm/cuda/17_split_k", 80, 999, api::always<problem, operands>, cuda::split_k, "the batched step"},
+};
 #else
 constexpr std::span<const rule> device_rules;  // no CUDA backend: never chosen
+constexpr std::span<const rule> batched_device_rules;
 #endif
 constexpr rule host_rules[] = {
   {"gemm/cpu/01_naive", 0, 999, k_is_zero, cpu::naive, "K = 0 only scales C"},
@@ -37,8 +44,7 @@ constexpr rule host_rules[] = {
 };
 // clang-format on
 
-void check_arguments(std::int64_t m, std::int64_t n, std::int64_t k, const problem& p, const operands& x) {
-  constexpr const char* f = "swath::sgemm";
+void check_arguments(const char* f, std::int64_t m, std::int64_t n, std::int64_t k, const problem& p, const operands& x) {
   api::require(m >= 0, f, "m = " + std::to_string(m) + " is negative");
   api::require(n >= 0, f, "n = " + std::to_string(n) + " is negative");
   api::require(k >= 0, f, "k = " + std::to_string(k) + " is negative");
@@ -58,6 +64,40 @@ void check_arguments(std::int64_t m, std::int64_t n, std::int64_t k, const probl
   at_least("ldc", p.ldc, n, "a row of C (M x N): N");
 }
 
+// The problem placed: on the CPU one product after another; on a GPU the tuned table's choice for the
+// nearest shape (src/gemm/dispatch/, dispatch_table.hpp), else the architecture's rules.
+void run_placed(const char* function, const problem& p, const operands& x, stream_t stream) {
+  api::call_site site = api::place_call(function, {{"a", x.a}, {"b", x.b}, {"c", x.c}}, stream);
+  if (!site.on_device) {
+    // Step 03's band of B from the cache model, for this CPU's L2 and all its threads (policies.cpp).
+    problem one = p;
+    one.batch = 1;
+    for (std::int64_t batch = 0; batch < p.batch; ++batch) {
+      const operands product{x.a != nullptr ? x.a + batch * p.stride_a : nullptr,
+                             x.b != nullptr ? x.b + batch * p.stride_b : nullptr, x.c + batch * p.stride_c};
+      api::choose<problem, operands>(host_rules, 0, one, product).run(one, product, site.launch);
+    }
+    return;
+  }
+  const api::device_scope on_device(site.device);
+  if (p.k > 0) {
+    if (const dispatch_table* table = dispatch_table_for(site.device_name, site.capability)) {
+      if (const auto pick = pick_step(*table, p)) {
+        site.launch.settings = pick->settings;
+        pick->step->run(p, x, site.launch);
+        return;
+      }
+    }
+  }
+  // The same bits on every run, whatever else the GPU runs: step 16's even shares (weighted shares
+  // are up to 2% faster at 4096^3, but where the parts of a tile meet then moves with the timing).
+  static const auto library_settings = std::make_shared<const chosen_settings>(chosen_settings{{"shares", "even"}});
+  site.launch.settings = library_settings;
+  api::choose<problem, operands>(p.batch > 1 ? std::span<const rule>(batched_device_rules) : std::span<const rule>(device_rules),
+                                 site.capability, p, x)
+      .run(p, x, site.launch);
+}
+
 }  // namespace
 
 void sgemm(op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
@@ -67,20 +107,34 @@ void sgemm(op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k, flo
   p.trans_a = op_a == op::transpose, p.trans_b = op_b == op::transpose;
   p.lda = lda, p.ldb = ldb, p.ldc = ldc;
   const operands x{k > 0 ? a : nullptr, k > 0 ? b : nullptr, c};
-  check_arguments(m, n, k, p, x);
+  check_arguments("swath::sgemm", m, n, k, p, x);
   if (m == 0 || n == 0) return;
-  api::call_site site = api::place_call("swath::sgemm", {{"a", x.a}, {"b", x.b}, {"c", x.c}}, stream);
-  if (!site.on_device) {
-    // Step 03's band of B from the cache model, for this CPU's L2 and all its threads (policies.cpp).
-    api::choose<problem, operands>(host_rules, 0, p, x).run(p, x, site.launch);
-    return;
-  }
-  const api::device_scope on_device(site.device);
-  // The same bits on every run, whatever else the GPU runs: step 16's even shares (weighted shares
-  // are up to 2% faster at 4096^3, but where the parts of a tile meet then moves with the timing).
-  static const auto library_settings = std::make_shared<const chosen_settings>(chosen_settings{{"shares", "even"}});
-  site.launch.settings = library_settings;
-  api::choose<problem, operands>(device_rules, site.capability, p, x).run(p, x, site.launch);
+  run_placed("swath::sgemm", p, x, stream);
+}
+
+void sgemm_strided_batched(op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                           const float* a, std::int64_t lda, std::int64_t stride_a, const float* b, std::int64_t ldb,
+                           std::int64_t stride_b, float beta, float* c, std::int64_t ldc, std::int64_t stride_c,
+                           std::int64_t batch, stream_t stream) {
+  constexpr const char* f = "swath::sgemm_strided_batched";
+  problem p;
+  p.m = m, p.n = n, p.k = k, p.alpha = alpha, p.beta = beta;
+  p.trans_a = op_a == op::transpose, p.trans_b = op_b == op::transpose;
+  p.lda = lda, p.ldb = ldb, p.ldc = ldc;
+  p.batch = batch, p.stride_a = stride_a, p.stride_b = stride_b, p.stride_c = stride_c;
+  const operands x{k > 0 ? a : nullptr, k > 0 ? b : nullptr, c};
+  api::require(batch >= 0, f, "batch = " + std::to_string(batch) + " is negative");
+  api::require(stride_a >= 0, f, "stride_a = " + std::to_string(stride_a) + " is negative");
+  api::require(stride_b >= 0, f, "stride_b = " + std::to_string(stride_b) + " is negative");
+  api::require(stride_c >= 0, f, "stride_c = " + std::to_string(stride_c) + " is negative");
+  check_arguments(f, m, n, k, p, x);
+  if (m == 0 || n == 0 || batch == 0) return;
+  const std::int64_t c_extent = (m - 1) * ldc + n;
+  api::require(batch == 1 || stride_c >= c_extent, f,
+               "stride_c = " + std::to_string(stride_c) + " makes the products of C overlap (C's extent is (M - 1) * ldc + N = " +
+                   std::to_string(c_extent) + " elements)");
+  if (batch == 1) p.stride_a = p.stride_b = p.stride_c = 0;
+  run_placed(f, p, x, stream);
 }
 
 }  // namespace swath::gemm

@@ -54,6 +54,7 @@ struct device_facts {
   int sm_count = 0;
   int capability = 0;
   int l2_bytes = 0;
+  std::string name;  // "NVIDIA H100 80GB HBM3": the dispatch tables are per GPU
 };
 device_facts facts_of(int device) {
   static std::mutex guard;
@@ -68,6 +69,9 @@ device_facts facts_of(int device) {
   SWATH_CUDA_CHECK(cudaDeviceGetAttribute(&facts.l2_bytes, cudaDevAttrL2CacheSize, device));
   SWATH_EXPECTS(facts.sm_count > 0, "a CUDA device reports no SMs");
   facts.capability = major * 10 + minor;
+  cudaDeviceProp properties{};
+  SWATH_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
+  facts.name = properties.name;
   return known[device] = facts;
 }
 
@@ -92,6 +96,7 @@ call_site device_site(stream_t stream) {
   site.device = stream_device(stream);
   const device_facts facts = facts_of(site.device);
   site.capability = facts.capability;
+  site.device_name = facts.name;
   site.launch.stream = stream;
   site.launch.sm_count = facts.sm_count;
   site.launch.capability = facts.capability;

@@ -30,6 +30,7 @@ struct call_site {
   bool on_device = false;
   int device = -1;
   int capability = 0;  // the device's compute capability, major · 10 + minor
+  std::string device_name;  // the GPU's name, as cudaGetDeviceProperties gives it
   launch_context launch;
 };
 

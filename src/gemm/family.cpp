@@ -43,15 +43,15 @@ class gemm_trial final : public bench::trial {
         on_device_(v.info.where == backend::cuda),
         launch_(bench::prepare_launch(v.info, v.supports(p), options.settings)) {
     const memory_kind where = on_device_ ? memory_kind::device : memory_kind::host;
-    a_ = buffer<float>(where, static_cast<std::size_t>(stored(rows_of_a(p), cols_of_a(p), p.lda)));
-    b_ = buffer<float>(where, static_cast<std::size_t>(stored(rows_of_b(p), cols_of_b(p), p.ldb)));
-    c_ = buffer<float>(where, static_cast<std::size_t>(stored(p.m, p.n, p.ldc)));
+    a_ = buffer<float>(where, static_cast<std::size_t>(batched(stored(rows_of_a(p), cols_of_a(p), p.lda), p.stride_a)));
+    b_ = buffer<float>(where, static_cast<std::size_t>(batched(stored(rows_of_b(p), cols_of_b(p), p.ldb), p.stride_b)));
+    c_ = buffer<float>(where, static_cast<std::size_t>(batched(stored(p.m, p.n, p.ldc), p.stride_c)));
     fill(a_, seed_a());
     fill(b_, seed_b());
   }
   [[nodiscard]] int sets() const override { return 1; }
   // beta = 0: C is only written, so all of it is poisoned. beta ≠ 0: C is read too; its M × N elements
-  // get their input values (C_in) and only the padding between rows is poisoned.
+  // (of every product) get their input values (C_in) and only the padding between rows is poisoned.
   void poison_outputs() override {
     buffer<float> staging;
     float* c = c_.host_accessible() ? c_.data() : (staging = buffer<float>(memory_kind::host, c_.size())).data();
@@ -59,9 +59,11 @@ class gemm_trial final : public bench::trial {
     if (problem_.beta != 0) {
       const std::uint64_t seed = seed_c();
       const problem& p = problem_;
-#pragma omp parallel for schedule(static)
-      for (std::int64_t i = 0; i < p.m; ++i) {
-        for (std::int64_t j = 0; j < p.n; ++j) c[i * p.ldc + j] = input(seed, i * p.n + j);
+#pragma omp parallel for collapse(2) schedule(static)
+      for (std::int64_t b = 0; b < p.batch; ++b) {
+        for (std::int64_t i = 0; i < p.m; ++i) {
+          for (std::int64_t j = 0; j < p.n; ++j) c[b * p.stride_c + i * p.ldc + j] = input(seed, (b * p.m + i) * p.n + j);
+        }
       }
     }
     if (!c_.host_accessible()) copy(c_, staging);
@@ -76,36 +78,84 @@ class gemm_trial final : public bench::trial {
     const float* a = host_view(a_, a_copy);
     const float* b = host_view(b_, b_copy);
     const float* c = host_view(c_, c_copy);
+    // Every product of a batch whose products together make at most 2^31 multiply-adds; past that the
+    // first, the last and six spread between them.
+    std::vector<std::int64_t> checked_batches;
+    const double product_macs = static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
+    if (product_macs * static_cast<double>(p.batch) <= 0x1p31 || p.batch <= 8) {
+      for (std::int64_t batch = 0; batch < p.batch; ++batch) checked_batches.push_back(batch);
+    } else {
+      for (std::int64_t q = 0; q < 8; ++q) checked_batches.push_back(q * (p.batch - 1) / 7);
+    }
+    bench::check_result merged;
+    for (const std::int64_t batch : checked_batches) {
+      const bench::check_result one = check_product(batch, a + batch * p.stride_a, b + batch * p.stride_b,
+                                                    c + batch * p.stride_c);
+      if (merged.worst_index < 0 || one.max_relative_error > merged.max_relative_error ||
+          std::isnan(one.max_relative_error)) {
+        merged.max_relative_error = one.max_relative_error;
+        merged.worst_index = one.worst_index >= 0 ? batch * p.stride_c + one.worst_index : -1;
+      }
+      merged.checked += one.checked;
+      merged.not_finite += one.not_finite;
+      merged.unwritten += one.unwritten;
+      merged.outside_writes += one.outside_writes;
+      merged.tolerance = one.tolerance;
+    }
+    // Unwritten elements and writes into the padding, in every product: cheap, so every element is
+    // looked at.
+    std::int64_t unwritten = 0, outside = 0;
+#pragma omp parallel for collapse(2) reduction(+ : unwritten, outside) schedule(static)
+    for (std::int64_t batch = 0; batch < p.batch; ++batch) {
+      for (std::int64_t i = 0; i < p.m; ++i) {
+        for (std::int64_t j = 0; j < p.ldc; ++j) {
+          const bool poisoned = is_poison(c[batch * p.stride_c + i * p.ldc + j]);
+          if (j < p.n) {
+            unwritten += poisoned ? 1 : 0;
+          } else if (i + 1 < p.m) {
+            outside += poisoned ? 0 : 1;
+          }
+        }
+      }
+    }
+    merged.unwritten = std::max(merged.unwritten, unwritten);
+    merged.outside_writes = std::max(merged.outside_writes, outside);
+    return merged;
+  }
+
+ private:
+  // One product of the batch against the float64 reference: every element up to 2^31 multiply-adds,
+  // past that 64 evenly spaced rows (and the last) over column blocks spaced to keep the reference
+  // within 2^30 multiply-adds.
+  bench::check_result check_product(std::int64_t batch, const float* a, const float* b, const float* c) const {
+    const problem& p = problem_;
     const std::uint64_t sc = seed_c();
-    // The float64 reference of C[i][j] at the flat index i·ldc + j.
-    const auto reference = [&](std::int64_t index) {
-      const std::int64_t i = index / p.ldc, j = index % p.ldc;
-      double sum = 0;
-      for (std::int64_t k = 0; k < p.k; ++k) sum += static_cast<double>(a[index_of_a(p, i, k)]) * b[index_of_b(p, k, j)];
-      double result = static_cast<double>(p.alpha) * sum;
-      if (p.beta != 0) result += static_cast<double>(p.beta) * input(sc, i * p.n + j);
-      return result;
-    };
+    const std::int64_t c_inputs = batch * p.m * p.n;  // where this product's C_in values start
     const double tol = variant_.info.tolerance * static_cast<double>(p.k + 2);
-    // Past 2^31 multiply-adds, a sample of 64 evenly spaced rows (and the last); below, every element.
-    const bool sample = static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) > 0x1p31;
-    if (!sample) return bench::compare_region(c, p.m, p.n, p.ldc, reference, tol);
-    // The sampled rows' reference, computed once and in parallel: each (row, block of 256 columns) is a
-    // task that streams the rows of op(B) (k outer, j inner), so 64 rows of an 8192³ product (4.3e9
-    // multiply-adds) take a fraction of a second on 16 cores instead of a quarter of a minute.
+    const double macs = static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
     std::vector<std::int64_t> rows;
-    const std::int64_t step = std::max<std::int64_t>(1, p.m / 64);
-    for (std::int64_t i = 0; i < p.m - 1; i += step) rows.push_back(i);
+    const std::int64_t row_step = macs > 0x1p31 ? std::max<std::int64_t>(1, p.m / 64) : 1;
+    for (std::int64_t i = 0; i < p.m - 1; i += row_step) rows.push_back(i);
     rows.push_back(p.m - 1);
-    const auto count = static_cast<std::int64_t>(rows.size());
     constexpr std::int64_t block = 256;
     const std::int64_t blocks = (p.n + block - 1) / block;
-    std::vector<double> expected(static_cast<std::size_t>(count * p.n));
-    std::vector<float> written(static_cast<std::size_t>(count * p.n));
+    const double row_macs = static_cast<double>(rows.size()) * static_cast<double>(p.n) * static_cast<double>(p.k);
+    const std::int64_t block_step = macs > 0x1p31 ? std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(row_macs / 0x1p30))) : 1;
+    std::vector<std::int64_t> column_blocks;
+    for (std::int64_t jb = 0; jb < blocks; jb += block_step) column_blocks.push_back(jb);
+    if (column_blocks.back() != blocks - 1) column_blocks.push_back(blocks - 1);
+    // The reference, computed in parallel: each (row, block of 256 columns) is a task that streams the
+    // rows of op(B) (k outer, j inner), so 64 rows of an 8192³ product take a fraction of a second.
+    const auto row_count = static_cast<std::int64_t>(rows.size());
+    const auto block_count = static_cast<std::int64_t>(column_blocks.size());
+    std::vector<double> expected(static_cast<std::size_t>(row_count * block_count * block));
+    std::vector<float> written(expected.size());
+    std::vector<std::int64_t> where(expected.size(), -1);  // the element's index in C; -1: past N
 #pragma omp parallel for collapse(2) schedule(dynamic)
-    for (std::int64_t r = 0; r < count; ++r) {
-      for (std::int64_t jb = 0; jb < blocks; ++jb) {
-        const std::int64_t i = rows[static_cast<std::size_t>(r)], j0 = jb * block, j1 = std::min(p.n, j0 + block);
+    for (std::int64_t r = 0; r < row_count; ++r) {
+      for (std::int64_t q = 0; q < block_count; ++q) {
+        const std::int64_t i = rows[static_cast<std::size_t>(r)], j0 = column_blocks[static_cast<std::size_t>(q)] * block;
+        const std::int64_t j1 = std::min(p.n, j0 + block);
         double sums[block] = {};
         for (std::int64_t k = 0; k < p.k; ++k) {
           const double a_ik = a[index_of_a(p, i, k)];
@@ -113,37 +163,33 @@ class gemm_trial final : public bench::trial {
         }
         for (std::int64_t j = j0; j < j1; ++j) {
           double value = static_cast<double>(p.alpha) * sums[j - j0];
-          if (p.beta != 0) value += static_cast<double>(p.beta) * input(sc, i * p.n + j);
-          expected[static_cast<std::size_t>(r * p.n + j)] = value;
-          written[static_cast<std::size_t>(r * p.n + j)] = c[i * p.ldc + j];
+          if (p.beta != 0) value += static_cast<double>(p.beta) * input(sc, c_inputs + i * p.n + j);
+          const auto e = static_cast<std::size_t>((r * block_count + q) * block + (j - j0));
+          expected[e] = value;
+          written[e] = c[i * p.ldc + j];
+          where[e] = i * p.ldc + j;
         }
       }
     }
-    bench::check_result merged = bench::compare_region(
-        written.data(), count, p.n, p.n, [&](std::int64_t index) { return expected[static_cast<std::size_t>(index)]; }, tol);
-    if (merged.worst_index >= 0) {
-      merged.worst_index = rows[static_cast<std::size_t>(merged.worst_index / p.n)] * p.ldc + merged.worst_index % p.n;
+    // Only the entries inside C, packed, compared as one row.
+    std::size_t kept = 0;
+    for (std::size_t e = 0; e < where.size(); ++e) {
+      if (where[e] < 0) continue;
+      expected[kept] = expected[e], written[kept] = written[e], where[kept] = where[e];
+      ++kept;
     }
-    // Unwritten elements and writes into the padding, anywhere: cheap, so every element is looked at.
-    std::int64_t unwritten = 0, outside = 0;
-#pragma omp parallel for reduction(+ : unwritten, outside) schedule(static)
-    for (std::int64_t i = 0; i < p.m; ++i) {
-      for (std::int64_t j = 0; j < p.ldc; ++j) {
-        const bool poisoned = is_poison(c[i * p.ldc + j]);
-        if (j < p.n) {
-          unwritten += poisoned ? 1 : 0;
-        } else if (i + 1 < p.m) {
-          outside += poisoned ? 0 : 1;
-        }
-      }
-    }
-    merged.unwritten = std::max(merged.unwritten, unwritten);
-    merged.outside_writes = outside;
-    return merged;
+    const auto entries = static_cast<std::int64_t>(kept);
+    bench::check_result result = bench::compare_region(
+        written.data(), 1, entries, entries, [&](std::int64_t index) { return expected[static_cast<std::size_t>(index)]; }, tol);
+    if (result.worst_index >= 0) result.worst_index = where[static_cast<std::size_t>(result.worst_index)];
+    return result;
   }
 
- private:
   static std::int64_t stored(std::int64_t rows, std::int64_t cols, std::int64_t ld) { return (rows - 1) * ld + cols; }
+  // A batch's elements: the last product's start plus one product.
+  [[nodiscard]] std::int64_t batched(std::int64_t one, std::int64_t stride) const {
+    return (problem_.batch - 1) * stride + one;
+  }
   [[nodiscard]] std::uint64_t seed_a() const { return mix64(seed_ + 1); }
   [[nodiscard]] std::uint64_t seed_b() const { return mix64(seed_ + 2); }
   [[nodiscard]] std::uint64_t seed_c() const { return mix64(seed_ + 3); }
@@ -183,6 +229,7 @@ constexpr parameter gemm_parameters[] = {
     {"alpha", "X", "1", "the product's scale"},
     {"beta", "X", "0", "C's scale; beta = 0 never reads C"},
     {"ld", "packed|padded", "packed", "rows back to back, or padded by 7 elements (off any 16-byte boundary)"},
+    {"batch", "N", "1", "products of a strided batch, each operand's products back to back (sgemm_strided_batched)"},
 };
 
 class gemm_family final : public bench::table_family<variant, problem> {
@@ -214,6 +261,23 @@ class gemm_family final : public bench::table_family<variant, problem> {
     return {{{384, 384, 384}}, {{257, 509, 131}}, {{1024, 1024, 1024}}};
   }
   [[nodiscard]] std::string_view size_help() const override { return "MxNxK (C is M x N, the inner dimension K), or N for N^3"; }
+  // The library's dispatch (the auto row) and cuBLAS run the shape suite (shape_suite below); steps 17
+  // and 18 the shapes they were made for, beside them in the same run.
+  [[nodiscard]] std::vector<bench::problem_spec> default_cases(const variant_info& info) const override {
+    if (info.where != backend::cuda) return {};
+    if (info.vendor || info.name == "gemm/cuda/auto") return shape_suite();
+    if (info.name == "gemm/cuda/17_split_k") {
+      return {{bench::parse_size("1024x1024x1024"), ""}, {bench::parse_size("2048x2048x2048"), ""},
+              {bench::parse_size("256x256x65536"), ""},  {bench::parse_size("64x16384x16384"), ""},
+              {bench::parse_size("16384x64x16384"), ""}, {bench::parse_size("64x64x64"), "batch=1024"},
+              {bench::parse_size("256x256x256"), "batch=256"}, {bench::parse_size("512x512x128"), "batch=64"}};
+    }
+    if (info.name == "gemm/cuda/18_skinny") {
+      return {{bench::parse_size("1x8192x8192"), ""}, {bench::parse_size("4x8192x8192"), ""},
+              {bench::parse_size("16x8192x8192"), ""}};
+    }
+    return {};
+  }
 
  protected:
   [[nodiscard]] std::span<const variant> table() const override { return gemm::variants(); }
@@ -243,8 +307,8 @@ class gemm_family final : public bench::table_family<variant, problem> {
     return chosen;
   }
   [[nodiscard]] std::int64_t footprint(const variant&, const problem& p) const override {
-    return 4 * ((rows_of_a(p) - 1) * p.lda + cols_of_a(p) + (rows_of_b(p) - 1) * p.ldb + cols_of_b(p) +
-                (p.m - 1) * p.ldc + p.n);
+    return 4 * p.batch *
+           ((rows_of_a(p) - 1) * p.lda + cols_of_a(p) + (rows_of_b(p) - 1) * p.ldb + cols_of_b(p) + (p.m - 1) * p.ldc + p.n);
   }
   [[nodiscard]] std::unique_ptr<bench::trial> trial_of(const variant& v, const problem& p,
                                                        const bench::trial_options& options) const override {
@@ -253,6 +317,23 @@ class gemm_family final : public bench::table_family<variant, problem> {
 };
 
 }  // namespace
+
+std::vector<bench::problem_spec> shape_suite() {
+  std::vector<bench::problem_spec> suite;
+  for (const std::int64_t n : {256, 512, 768, 1024, 1536, 2048, 3072, 4096, 8192, 16384}) {
+    for (const std::int64_t side : {n, n - 1}) {
+      for (const char* op : {"op=nn", "op=tn", "op=nt", "op=tt"}) suite.push_back({bench::size_spec{{side, side, side}}, op});
+    }
+  }
+  for (const char* size : {"8192x8192x64", "8192x8192x256", "256x256x65536", "16384x64x16384", "64x16384x16384",
+                           "1x8192x8192", "4x8192x8192", "16x8192x8192", "1000x3000x700", "8191x257x4099"}) {
+    suite.push_back({bench::parse_size(size), "op=nn"});
+  }
+  suite.push_back({bench::parse_size("64x64x64"), "batch=1024"});
+  suite.push_back({bench::parse_size("256x256x256"), "batch=256"});
+  suite.push_back({bench::parse_size("512x512x128"), "batch=64"});
+  return suite;
+}
 
 problem make_problem(const variant&, const bench::problem_spec& spec) {
   const auto& e = spec.size.extents;
@@ -279,6 +360,13 @@ problem make_problem(const variant&, const bench::problem_spec& spec) {
   p.lda = cols_of_a(p) + pad;
   p.ldb = cols_of_b(p) + pad;
   p.ldc = p.n + pad;
+  p.batch = whole_setting("batch", values.at("batch"));
+  if (p.batch < 1) throw usage_error("gemm batch=" + values.at("batch") + ": expected a count of at least 1");
+  if (p.batch > 1) {  // each product right after the one before it
+    p.stride_a = (rows_of_a(p) - 1) * p.lda + cols_of_a(p);
+    p.stride_b = (rows_of_b(p) - 1) * p.ldb + cols_of_b(p);
+    p.stride_c = (p.m - 1) * p.ldc + p.n;
+  }
   return p;
 }
 

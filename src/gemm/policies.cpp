@@ -101,4 +101,29 @@ bool weighted_shares_of(const launch_context& launch) {
   return chosen == "weighted";
 }
 
+split_choice split_choice_of(const launch_context& launch) {
+  split_choice chosen;
+  const std::string_view fit = launch.setting(fit_setting);
+  if (fit != "auto") {
+    const std::size_t x = fit.find('x');
+    const auto bad = [&] {
+      return usage_error("fit=" + std::string(fit) + ": expected auto, 256x128, 128x128, 64x256, 128x64, 64x128 or 64x64");
+    };
+    if (x == std::string_view::npos) throw bad();
+    const std::string m(fit.substr(0, x)), n(fit.substr(x + 1));
+    if (m.empty() || n.empty() || m.find_first_not_of("0123456789") != std::string::npos ||
+        n.find_first_not_of("0123456789") != std::string::npos || m.size() > 4 || n.size() > 4) {
+      throw bad();
+    }
+    chosen.block_m = std::stoi(m), chosen.block_n = std::stoi(n);
+  }
+  const std::string_view splits = launch.setting(splits_setting);
+  if (splits != "auto") {
+    const std::int64_t value = whole_setting(splits_setting.key, splits);
+    if (value < 1 || value > 4096) throw usage_error("splits=" + std::string(splits) + ": expected auto or 1-4096");
+    chosen.splits = static_cast<int>(value);
+  }
+  return chosen;
+}
+
 }  // namespace swath::gemm

@@ -27,6 +27,8 @@ inline constexpr parameter strip_setting{"strip", "auto|on|off", "auto", "the la
 inline constexpr parameter narrow_setting{"narrow", "auto|on|off", "auto", "256 x 96 tiles; auto: where they fill the SMs' waves and 256 x 128 do not"};
 inline constexpr parameter tma_setting{"tma", "auto|on|off", "auto", "the copy engine's kernels; auto: where 256 x 128 tiles make two or more full waves"};
 inline constexpr parameter register_rows_setting{"rows", "1|2|4|8", "8", "rows of C a thread's register tile holds (32 columns wide)"};
+inline constexpr parameter fit_setting{"fit", "auto|256x128|128x128|64x256|128x64|64x128|64x64", "auto", "step 17's block tile; auto: the wave model's choice (17_split_k.cu)"};
+inline constexpr parameter splits_setting{"splits", "auto|N", "auto", "ranges K is cut into, their sums added in order; auto: the wave model's (steps 17-18)"};
 inline constexpr parameter shares_setting{"shares", "weighted|even", "weighted", "the tail's shares: weighted by when each SM frees (fastest), or even (the same bits every run)"};
 
 // ---- The policies ------------------------------------------------------------------------------
@@ -65,5 +67,12 @@ path_choice path_of(const launch_context& launch, const parameter& record);
 // parts of a tile meet moves from run to run, and with it the last bits), or even (the same bits on
 // every run).
 bool weighted_shares_of(const launch_context& launch);
+
+// Steps 17-18: the block tile (17) and the splits of K chosen, or 0 where the step's model decides.
+struct split_choice {
+  int block_m = 0, block_n = 0;  // 0: auto
+  int splits = 0;                // 0: auto
+};
+split_choice split_choice_of(const launch_context& launch);
 
 }  // namespace swath::gemm

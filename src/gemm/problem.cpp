@@ -6,10 +6,14 @@ namespace swath::gemm {
 
 work_amount gemm_work(const problem& p) {
   const auto m = static_cast<double>(p.m), n = static_cast<double>(p.n), k = static_cast<double>(p.k);
-  return {4.0 * (m * k + k * n + (p.beta != 0 ? 2.0 : 1.0) * m * n), 2.0 * m * n * k};
+  const auto batch = static_cast<double>(p.batch);
+  return {batch * 4.0 * (m * k + k * n + (p.beta != 0 ? 2.0 : 1.0) * m * n), batch * 2.0 * m * n * k};
 }
 
-support any_gemm(const problem&) { return support::yes(); }
+support any_gemm(const problem& p) {
+  return p.batch == 1 ? support::yes() : support::no("one product only (batch=1): strided batches are step 17's");
+}
+support any_batched_gemm(const problem&) { return support::yes(); }
 
 std::string policy_name(const tile_policy& policy) {
   return std::to_string(policy.block_m) + "x" + std::to_string(policy.block_n) + "x" + std::to_string(policy.block_k);

@@ -35,5 +35,8 @@ void wave_fitted_tiles(const problem&, const operands&, const launch_context&); 
 void copy_engine(const problem&, const operands&, const launch_context&);      // 14_copy_engine.cu
 void producer_warp(const problem&, const operands&, const launch_context&);    // 15_producer_warp.cu
 void balanced_tail(const problem&, const operands&, const launch_context&);    // 16_balanced_tail.cu
+void split_k(const problem&, const operands&, const launch_context&);          // 17_split_k.cu
+void skinny(const problem&, const operands&, const launch_context&);           // 18_skinny.cu
+support skinny_shape(const problem&);  // 18_skinny.cu: M <= 16, op(B) as stored, one product
 void cublas_sgemm(const problem&, const operands&, const launch_context&);     // vendor_cublas.cpp
 }  // namespace swath::gemm::cuda

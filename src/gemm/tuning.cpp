@@ -1,13 +1,17 @@
 // The tuner's file: reading (with refusals), writing, and the nearest-size choice that policy=auto makes.
 #include "swath/lab/gemm_tuning.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "dispatch_table.hpp"
+#include "swath/lab/gemm.hpp"
 #include "swath/bench/ceilings.hpp"
 #include "swath/bench/runner.hpp"
 #include "swath/core/device.hpp"
@@ -85,6 +89,125 @@ tile_policy pick_policy(const tuning& found, std::int64_t m, std::int64_t n, std
     if (distance(entry) < distance(*best)) best = &entry;
   }
   return best->policy;
+}
+
+namespace {
+
+// What may win a case, every setting written out (so the table says what ran, whatever the steps'
+// models later choose): step 16 (even shares, as the library runs it) wherever there is one product;
+// step 17 at each block tile where 256 × 128 tiles make fewer than four waves or it is a batch, its K
+// also cut in 2 and 4 where that tile makes under two waves, and in 8-128 with the two large tiles where
+// C is small beside K; step 18 where M ≤ 16, at several splits.
+struct candidate {
+  const char* step;
+  std::string settings;  // "key=value key=value"
+};
+std::vector<candidate> candidates_for(const problem& p, int sms) {
+  std::vector<candidate> all;
+  if (p.batch == 1) all.push_back({"gemm/cuda/16_balanced_tail", "shares=even"});
+  const auto tiles_of = [&](std::int64_t bm, std::int64_t bn) { return (p.m + bm - 1) / bm * ((p.n + bn - 1) / bn) * p.batch; };
+  if (p.batch > 1 || tiles_of(256, 128) < 4 * sms) {
+    for (const auto& [bm, bn] : {std::pair{256, 128}, {128, 128}, {64, 256}, {128, 64}, {64, 128}, {64, 64}}) {
+      const std::string fit = "fit=" + std::to_string(bm) + "x" + std::to_string(bn);
+      all.push_back({"gemm/cuda/17_split_k", fit + " splits=1"});
+      if (p.batch == 1 && tiles_of(bm, bn) < 2 * sms && p.k >= 64) {
+        for (const char* splits : {"2", "4"}) all.push_back({"gemm/cuda/17_split_k", fit + " splits=" + splits});
+      }
+    }
+    if (tiles_of(128, 128) < sms && p.k >= 4096) {
+      for (const char* splits : {"8", "16", "32", "64", "128"}) {
+        all.push_back({"gemm/cuda/17_split_k", std::string("fit=128x128 splits=") + splits});
+        all.push_back({"gemm/cuda/17_split_k", std::string("fit=256x128 splits=") + splits});
+      }
+    }
+  }
+  const bool skinny = std::any_of(variants().begin(), variants().end(), [&](const variant& v) {
+    return v.info.name == "gemm/cuda/18_skinny" && v.supports(p).ok();
+  });
+  if (skinny) {
+    for (const char* splits : {"8", "16", "32", "64"}) all.push_back({"gemm/cuda/18_skinny", std::string("splits=") + splits});
+  }
+  return all;
+}
+
+// "op=tn batch=4" and "fit=64x64 splits=auto" as --param choices, one value each.
+std::vector<bench::parameter_choice> choices_of(const std::string& config, const std::string& settings) {
+  std::vector<bench::parameter_choice> out;
+  std::stringstream words(config + " " + settings);
+  std::string word;
+  while (words >> word) out.push_back(bench::parse_parameter(word));
+  return out;
+}
+
+}  // namespace
+
+dispatch_tuning tune_dispatch(const std::vector<bench::problem_spec>& cases, int repetitions, int warmup, bool progress,
+                              const bench::ceilings& limits, const std::string& revision, const std::string& checkpoint) {
+  const std::optional<gpu_info> gpu = query_gpu();
+  if (!gpu) throw usage_error("swath tune gemm --dispatch: no CUDA device");
+  dispatch_tuning out;
+  dispatch_table table;
+  table.gpu = gpu->name;
+  table.capability = gpu->compute_major * 10 + gpu->compute_minor;
+  table.revision = revision;
+  char line[320];
+  std::snprintf(line, sizeof line, "%-22s %-24s %-32s %9s %9s %7s\n", "size", "config", "choice", "ms", "cuBLAS", "ratio");
+  out.summary += line;
+  int index = 0;
+  for (const bench::problem_spec& spec : cases) {
+    ++index;
+    const problem p = make_problem(find_variant("gemm/cuda/17_split_k"), spec);
+    bench::run_options options;
+    options.families = {"gemm"};
+    options.sizes = {spec.size};
+    options.where = backend::cuda;
+    options.repetitions = repetitions;
+    options.warmup = warmup;
+    options.progress = false;
+    const auto run_one = [&](const std::string& step, const std::string& settings) {
+      options.variant_glob = step;
+      options.parameters = choices_of(spec.config, settings);
+      bench::run_report report = bench::run(options, limits);
+      if (table.measured_at.empty()) table.measured_at = report.started_at;
+      for (bench::result_row& row : report.rows) out.rows.push_back(row);
+      return report.rows;
+    };
+    if (progress) std::fprintf(stderr, "[%d/%zu] %s %s\n", index, cases.size(), spec.size.text().c_str(), spec.config.c_str());
+    const auto vendor = run_one("gemm/cuda/vendor_cublas", "");
+    const double vendor_ms = !vendor.empty() && vendor.front().status == "ok" ? vendor.front().time.median_s * 1e3 : 0;
+    tuned_choice best;
+    double best_ms = 0;
+    for (const candidate& c : candidates_for(p, gpu->sm_count)) {
+      for (const bench::result_row& row : run_one(c.step, c.settings)) {
+        if (row.status == "failed") ++out.failures;
+        if (row.status != "ok") continue;
+        const double ms = row.time.median_s * 1e3;
+        if (best_ms > 0 && ms >= best_ms) continue;
+        best_ms = ms;
+        best.step = c.step;
+        chosen_settings settings;
+        std::stringstream words(c.settings);
+        std::string word;
+        while (words >> word) settings[word.substr(0, word.find('='))] = word.substr(word.find('=') + 1);
+        best.settings = std::make_shared<const chosen_settings>(std::move(settings));
+      }
+    }
+    if (best_ms == 0) continue;  // nothing ran: the case is left to the rules
+    best.m = p.m, best.n = p.n, best.k = p.k, best.batch = p.batch;
+    best.trans_a = p.trans_a, best.trans_b = p.trans_b;
+    best.ms = best_ms, best.vendor_ms = vendor_ms;
+    std::string written;
+    for (const auto& [key, value] : *best.settings) written += (written.empty() ? "" : " ") + key + "=" + value;
+    std::snprintf(line, sizeof line, "%-22s %-24s %-32s %9.4f %9.4f %7.3f\n", spec.size.text().c_str(),
+                  spec.config.c_str(), (best.step.substr(best.step.rfind('/') + 1) + " " + written).c_str(), best_ms,
+                  vendor_ms, vendor_ms > 0 ? vendor_ms / best_ms : 0.0);
+    out.summary += line;
+    if (progress) std::fputs(line, stderr);
+    table.choices.push_back(std::move(best));
+    if (!checkpoint.empty() && out.failures == 0) bench::write_file_atomically(checkpoint, format_dispatch_table(table));
+  }
+  out.json = format_dispatch_table(table);
+  return out;
 }
 
 std::string tuning_path(const std::string& gpu_name) {

@@ -61,6 +61,8 @@ enum class workspace_use : int {
   rewritten_a,      // steps 14-16: op(A) rewritten deep-major
   rewritten_b,      // steps 14-16: op(B) rewritten deep-major
   tail_records,     // step 16: the whole tiles' start records, the published plan and the claims
+  split_parts,      // steps 17-18: each split of K's partial sums, added in order by sum_parts
+  split_counters,   // step 18: arrivals a column block, zero when new and left at zero by every launch
   count
 };
 

@@ -302,22 +302,27 @@ inline double wave_fill(std::int64_t tiles, std::int64_t places) {
   return static_cast<double>(tiles) / static_cast<double>(waves * places);
 }
 
-// Calls launch(a_mode, b_mode) with the copy modes of this problem's operands as compile-time values
+// Calls launch(a_mode, b_mode) with the copy modes of these operand views as compile-time values
 // (std::integral_constant): one kernel per pair of modes, nine pairs.
 template <class Launch>
-void with_copy_modes(const problem& p, const operands& x, Launch&& launch) {
+void with_copy_modes(const operand_view& a, const operand_view& b, Launch&& launch) {
   const auto with_b = [&](auto a_mode) {
-    switch (mode_of(view_of_b(p, x.b))) {
+    switch (mode_of(b)) {
       case copy_mode::transposing: return launch(a_mode, std::integral_constant<copy_mode, copy_mode::transposing>{});
       case copy_mode::vector: return launch(a_mode, std::integral_constant<copy_mode, copy_mode::vector>{});
       case copy_mode::scalar: return launch(a_mode, std::integral_constant<copy_mode, copy_mode::scalar>{});
     }
   };
-  switch (mode_of(view_of_a(p, x.a))) {
+  switch (mode_of(a)) {
     case copy_mode::transposing: return with_b(std::integral_constant<copy_mode, copy_mode::transposing>{});
     case copy_mode::vector: return with_b(std::integral_constant<copy_mode, copy_mode::vector>{});
     case copy_mode::scalar: return with_b(std::integral_constant<copy_mode, copy_mode::scalar>{});
   }
+}
+// The problem's operands as stored.
+template <class Launch>
+void with_copy_modes(const problem& p, const operands& x, Launch&& launch) {
+  with_copy_modes(view_of_a(p, x.a), view_of_b(p, x.b), std::forward<Launch>(launch));
 }
 
 // Step 13 moves a tile at the bottom or right edge back inside the matrix, so that every copy of its

@@ -1,0 +1,59 @@
+#pragma once
+// The SGEMM dispatch tables: for one GPU, which step (and which of its settings) ran fastest at each
+// shape of the suite, as measured by `swath tune gemm --dispatch` beside cuBLAS. The tables are data:
+// JSON files under src/gemm/dispatch/, one a GPU, compiled into the library (src/CMakeLists.txt), and
+// read by swath::sgemm (src/api/gemm.cpp). A call takes the choice of the nearest tuned shape with the
+// same ops and batching whose step takes the problem (distance: the sum of |log(x / x_i)| over M, N, K
+// and the batch); past `near_enough` it keeps the step but lets the step's own model set its settings.
+//   {"gpu": "NVIDIA H100 80GB HBM3", "capability": 90, "measured_at": "...", "revision": "...",
+//    "choices": [{"m": 1024, "n": 1024, "k": 1024, "op": "nn", "batch": 1,
+//                 "step": "gemm/cuda/17_split_k", "settings": {"fit": "128x128", "splits": "2"},
+//                 "ms": 0.051, "vendor_ms": 0.062}, ...]}
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "swath/gemm.hpp"
+
+namespace swath::gemm {
+
+struct tuned_choice {
+  std::int64_t m = 1, n = 1, k = 1, batch = 1;
+  bool trans_a = false, trans_b = false;
+  std::string step;  // a registry row of steps()
+  std::shared_ptr<const chosen_settings> settings;  // what the launch gets
+  double ms = 0, vendor_ms = 0;                      // the tuner's medians: the step's and cuBLAS's
+};
+
+struct dispatch_table {
+  std::string gpu;
+  int capability = 0;
+  std::string measured_at, revision;
+  std::vector<tuned_choice> choices;
+};
+
+// Throws usage_error naming `where` and the field for anything malformed, or a step that is not a row.
+dispatch_table parse_dispatch_table(std::string_view json, const std::string& where);
+std::string format_dispatch_table(const dispatch_table& table);  // the JSON text, one choice a line
+
+// The tables compiled in; with SWATH_GEMM_DISPATCH naming a file, that file's table first (a tuner's
+// output tried before it is committed). Read once.
+std::span<const dispatch_table> dispatch_tables();
+// The table of this GPU's name, else the first of its compute capability; nullptr when none.
+const dispatch_table* dispatch_table_for(std::string_view gpu_name, int capability);
+
+// A choice further than this from every tuned shape keeps its step but not its settings.
+inline constexpr double near_enough = 1.0;
+
+struct dispatch_pick {
+  const variant* step = nullptr;
+  std::shared_ptr<const chosen_settings> settings;  // the tuned ones, or the step's defaults when far
+  double distance = 0;
+};
+std::optional<dispatch_pick> pick_step(const dispatch_table& table, const problem& p);
+
+}  // namespace swath::gemm

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""The SGEMM dispatch tables (src/gemm/dispatch/<gpu>.json, written by `swath tune gemm --dispatch`).
+
+usage:
+  tools/dispatch_table.py merge OUT IN [IN ...]
+      one table from several tuner runs of the same GPU (a suite tuned in parts); where two runs chose
+      for the same case (M, N, K, op, batch) the later file's choice stays. Choices sorted by op, batch
+      and size.
+  tools/dispatch_table.py markdown TABLE [TABLE ...]
+      a Markdown table per file: each case, the step and settings chosen, its time, cuBLAS's, the ratio,
+      and the geometric mean of the ratios (docs/gemm.md).
+  tools/dispatch_table.py svg OUT TABLE [TABLE ...]
+      a bar chart of the ratio to cuBLAS over the suite, one row of bars per GPU, coloured by step.
+"""
+import json
+import math
+import sys
+from pathlib import Path
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def key(choice):
+    return (choice["op"], choice.get("batch", 1), choice["m"], choice["n"], choice["k"])
+
+
+def write_table(table, path):
+    lines = [json.dumps(c) for c in table["choices"]]
+    head = {k: table[k] for k in ("gpu", "capability", "measured_at", "revision") if k in table}
+    text = json.dumps(head)[:-1] + ',\n "choices": [\n  ' + ",\n  ".join(lines) + "\n ]}\n"
+    Path(path).write_text(text)
+
+
+def merge(out, inputs):
+    tables = [load(p) for p in inputs]
+    gpus = {t["gpu"] for t in tables}
+    if len(gpus) != 1:
+        sys.exit(f"dispatch_table.py merge: tables of several GPUs: {sorted(gpus)}")
+    chosen = {}
+    for table in tables:
+        for choice in table["choices"]:
+            chosen[key(choice)] = choice
+    merged = dict(tables[-1])
+    merged["choices"] = [chosen[k] for k in sorted(chosen)]
+    write_table(merged, out)
+
+
+def case_name(c):
+    size = f"{c['m']}x{c['n']}x{c['k']}"
+    batch = c.get("batch", 1)
+    return f"{size} {c['op']}" + (f" batch={batch}" if batch > 1 else "")
+
+
+def ratios(table):
+    return [c["vendor_ms"] / c["ms"] for c in table["choices"] if c.get("ms") and c.get("vendor_ms")]
+
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def markdown(paths):
+    out = []
+    for path in paths:
+        table = load(path)
+        rs = ratios(table)
+        out.append(f"**{table['gpu']}** (`{path}`, revision `{table.get('revision', '?')}`, {table.get('measured_at', '')}): "
+                   f"{len(rs)} cases, geometric mean {geomean(rs):.3f}x cuBLAS, {sum(r >= 1 for r in rs)} at 1.00x or more, "
+                   f"lowest {min(rs):.3f}x.\n")
+        out.append("| case | step | settings | ms | cuBLAS ms | x cuBLAS |")
+        out.append("| --- | --- | --- | ---: | ---: | ---: |")
+        for c in table["choices"]:
+            settings = " ".join(f"{k}={v}" for k, v in sorted(c.get("settings", {}).items()))
+            ratio = c["vendor_ms"] / c["ms"] if c.get("ms") and c.get("vendor_ms") else float("nan")
+            out.append(f"| `{case_name(c)}` | `{c['step'].rsplit('/', 1)[-1]}` | `{settings}` | {c['ms']:.4f} | "
+                       f"{c['vendor_ms']:.4f} | {ratio:.3f} |")
+        out.append("")
+    print("\n".join(out))
+
+
+COLOURS = {"16_balanced_tail": "#4e79a7", "17_split_k": "#f28e2b", "18_skinny": "#59a14f"}
+
+
+def svg(out, paths):
+    tables = [load(p) for p in paths]
+    cases = []
+    for table in tables:
+        for c in table["choices"]:
+            if case_name(c) not in cases:
+                cases.append(case_name(c))
+    bar, gap, row_height, top, left = 9, 2, 210, 40, 60
+    width = left + len(cases) * (bar + gap) + 20
+    height = top + len(tables) * row_height + 170
+    scale = 120  # pixels per 1.0x
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="10">',
+             f'<rect width="{width}" height="{height}" fill="white"/>',
+             f'<text x="{left}" y="18" font-size="13">swath::sgemm (the dispatch\'s choice) / cuBLAS, every case of the shape suite</text>']
+    for row, table in enumerate(tables):
+        base = top + row * row_height + 160  # the 0x line
+        one = base - scale
+        by_case = {case_name(c): c for c in table["choices"]}
+        rs = ratios(table)
+        parts.append(f'<text x="{left}" y="{base - 1.5 * scale - 8}" font-size="12">{table["gpu"]}: geometric mean '
+                     f'{geomean(rs):.3f}x, {sum(r >= 1 for r in rs)} of {len(rs)} at 1.00x or more</text>')
+        for tick in (0.5, 1.0, 1.5):
+            y = base - tick * scale
+            parts.append(f'<line x1="{left - 4}" x2="{width - 10}" y1="{y}" y2="{y}" stroke="{"#000" if tick == 1 else "#ccc"}" '
+                         f'stroke-width="{1 if tick == 1 else 0.5}"/>')
+            parts.append(f'<text x="{left - 8}" y="{y + 3}" text-anchor="end">{tick:.1f}x</text>')
+        for i, name in enumerate(cases):
+            c = by_case.get(name)
+            if c is None or not c.get("vendor_ms"):
+                continue
+            ratio = min(c["vendor_ms"] / c["ms"], 1.9)
+            x = left + i * (bar + gap)
+            colour = COLOURS.get(c["step"].rsplit("/", 1)[-1], "#999")
+            parts.append(f'<rect x="{x}" y="{base - ratio * scale:.1f}" width="{bar}" height="{ratio * scale:.1f}" fill="{colour}">'
+                         f'<title>{name}: {c["vendor_ms"] / c["ms"]:.3f}x ({c["step"].rsplit("/", 1)[-1]})</title></rect>')
+            if row == len(tables) - 1:
+                parts.append(f'<text transform="translate({x + bar - 1},{base + 6}) rotate(90)" font-size="7">{name}</text>')
+    legend_y = 28
+    for i, (step, colour) in enumerate(COLOURS.items()):
+        x = width - 420 + i * 135
+        parts.append(f'<rect x="{x}" y="{legend_y - 9}" width="10" height="10" fill="{colour}"/>')
+        parts.append(f'<text x="{x + 14}" y="{legend_y}">{step}</text>')
+    parts.append("</svg>")
+    Path(out).write_text("\n".join(parts) + "\n")
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    command, args = sys.argv[1], sys.argv[2:]
+    if command == "merge" and len(args) >= 2:
+        merge(args[0], args[1:])
+    elif command == "markdown":
+        markdown(args)
+    elif command == "svg" and len(args) >= 2:
+        svg(args[0], args[1:])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
