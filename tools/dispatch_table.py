@@ -9,8 +9,10 @@ usage:
   tools/dispatch_table.py markdown TABLE [TABLE ...]
       a Markdown table per file: each case, the step and settings chosen, its time, cuBLAS's, the ratio,
       and the geometric mean of the ratios (docs/gemm.md).
-  tools/dispatch_table.py svg OUT TABLE [TABLE ...]
-      a bar chart of the ratio to cuBLAS over the suite, one row of bars per GPU, coloured by step.
+  tools/dispatch_table.py svg OUT SUITE:TABLE [SUITE:TABLE ...]
+      a bar chart of swath::sgemm's ratio to cuBLAS over the suite, one row of bars per GPU: SUITE is the
+      `swath bench gemm` JSON of the auto and vendor rows (each case's ratio measured in one run), TABLE
+      the dispatch table that run used (the bars' colour: the step it chose).
 """
 import json
 import math
@@ -84,48 +86,69 @@ def markdown(paths):
 COLOURS = {"16_balanced_tail": "#4e79a7", "17_split_k": "#f28e2b", "18_skinny": "#59a14f"}
 
 
-def svg(out, paths):
-    tables = [load(p) for p in paths]
+def suite_ratios(path):
+    """{case name: ratio} of the auto rows of a bench JSON (vendor median / auto median)."""
+    data = load(path)
+    out = {}
+    for row in data["rows"]:
+        if row["variant"] != "gemm/cuda/auto" or row.get("vendor_ratio") is None:
+            continue
+        size = row["size"]
+        config = dict(w.split("=") for w in row.get("config", "").split() if "=" in w)
+        m, n, k = (int(x) for x in size.split("x"))
+        name = case_name({"m": m, "n": n, "k": k, "op": config.get("op", "nn"), "batch": int(config.get("batch", 1))})
+        out[name] = row["vendor_ratio"]
+    gpu = data["environment"].get("device", {}).get("name", path)
+    return gpu, out
+
+
+def svg(out, pairs):
+    rows = []
+    for pair in pairs:
+        suite, table = pair.split(":")
+        gpu, measured = suite_ratios(suite)
+        steps = {case_name(c): c["step"].rsplit("/", 1)[-1] for c in load(table)["choices"]}
+        rows.append((gpu, measured, steps))
     cases = []
-    for table in tables:
-        for c in table["choices"]:
-            if case_name(c) not in cases:
-                cases.append(case_name(c))
-    bar, gap, row_height, top, left = 9, 2, 210, 40, 60
+    for _, measured, _ in rows:
+        for name in measured:
+            if name not in cases:
+                cases.append(name)
+    bar, gap, row_height, top, left = 9, 2, 215, 44, 60
     width = left + len(cases) * (bar + gap) + 20
-    height = top + len(tables) * row_height + 170
+    height = top + len(rows) * row_height + 150
     scale = 120  # pixels per 1.0x
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="10">',
              f'<rect width="{width}" height="{height}" fill="white"/>',
-             f'<text x="{left}" y="18" font-size="13">swath::sgemm (the dispatch\'s choice) / cuBLAS, every case of the shape suite</text>']
-    for row, table in enumerate(tables):
-        base = top + row * row_height + 160  # the 0x line
-        one = base - scale
-        by_case = {case_name(c): c for c in table["choices"]}
-        rs = ratios(table)
-        parts.append(f'<text x="{left}" y="{base - 1.5 * scale - 8}" font-size="12">{table["gpu"]}: geometric mean '
-                     f'{geomean(rs):.3f}x, {sum(r >= 1 for r in rs)} of {len(rs)} at 1.00x or more</text>')
+             f'<text x="{left}" y="16" font-size="13">swath::sgemm / cuBLAS (pedantic FP32), every case of the shape suite, '
+             f'measured in one run a GPU (higher is faster)</text>']
+    for index, (gpu, measured, steps) in enumerate(rows):
+        base = top + index * row_height + 205  # the 0x line
+        values = list(measured.values())
+        parts.append(f'<text x="{left}" y="{base - 1.5 * scale - 12}" font-size="12">{gpu}: geometric mean '
+                     f'{geomean(values):.3f}x, {sum(r >= 1 for r in values)} of {len(values)} cases at 1.00x or more, '
+                     f'lowest {min(values):.3f}x</text>')
         for tick in (0.5, 1.0, 1.5):
             y = base - tick * scale
             parts.append(f'<line x1="{left - 4}" x2="{width - 10}" y1="{y}" y2="{y}" stroke="{"#000" if tick == 1 else "#ccc"}" '
                          f'stroke-width="{1 if tick == 1 else 0.5}"/>')
             parts.append(f'<text x="{left - 8}" y="{y + 3}" text-anchor="end">{tick:.1f}x</text>')
         for i, name in enumerate(cases):
-            c = by_case.get(name)
-            if c is None or not c.get("vendor_ms"):
+            if name not in measured:
                 continue
-            ratio = min(c["vendor_ms"] / c["ms"], 1.9)
+            ratio = measured[name]
+            shown = min(ratio, 1.9)
             x = left + i * (bar + gap)
-            colour = COLOURS.get(c["step"].rsplit("/", 1)[-1], "#999")
-            parts.append(f'<rect x="{x}" y="{base - ratio * scale:.1f}" width="{bar}" height="{ratio * scale:.1f}" fill="{colour}">'
-                         f'<title>{name}: {c["vendor_ms"] / c["ms"]:.3f}x ({c["step"].rsplit("/", 1)[-1]})</title></rect>')
-            if row == len(tables) - 1:
+            step = steps.get(name, "rules")
+            parts.append(f'<rect x="{x}" y="{base - shown * scale:.1f}" width="{bar}" height="{shown * scale:.1f}" '
+                         f'fill="{COLOURS.get(step, "#999")}"><title>{name}: {ratio:.3f}x ({step})</title></rect>')
+            if index == len(rows) - 1:
                 parts.append(f'<text transform="translate({x + bar - 1},{base + 6}) rotate(90)" font-size="7">{name}</text>')
-    legend_y = 28
-    for i, (step, colour) in enumerate(COLOURS.items()):
-        x = width - 420 + i * 135
-        parts.append(f'<rect x="{x}" y="{legend_y - 9}" width="10" height="10" fill="{colour}"/>')
-        parts.append(f'<text x="{x + 14}" y="{legend_y}">{step}</text>')
+    legend = list(COLOURS.items()) + [("no tuned choice: the rules", "#999")]
+    for i, (step, colour) in enumerate(legend):
+        x = left + i * 150
+        parts.append(f'<rect x="{x}" y="{top - 17}" width="10" height="10" fill="{colour}"/>')
+        parts.append(f'<text x="{x + 14}" y="{top - 8}">{step}</text>')
     parts.append("</svg>")
     Path(out).write_text("\n".join(parts) + "\n")
 

@@ -17,24 +17,26 @@ bool plain_product(const problem& p, const operands&) { return plain(p); }
 
 // clang-format off
 #if SWATH_WITH_CUDA
+bool skinny(const problem& p, const operands&) { return cuda::skinny_shape(p).ok(); }
+bool batched(const problem& p, const operands&) { return p.batch > 1; }
+// Where the GPU has no tuned table, or the call is far from every shape in it (dispatch_table.hpp).
 constexpr rule device_rules[] = {
   // K = 0: C = beta C, one thread an element (no step's pipeline has a slice to fill).
   {"gemm/cuda/01_naive", 0, 999, k_is_zero, cuda::naive, "K = 0 only scales C"},
-  // Step 16 (and below it 13, where the copy engine does not pay): 1.04-1.10x cuBLAS at 4096^3-8192^3,
-  // 1.05-1.24x at the ragged target shapes (bench/results/nvidia-h100/, nvidia-h200/ 2026-11-26).
+  // A strided batch: step 17 is the batched step (its tile and splits from its model).
+  {"gemm/cuda/17_split_k", 80, 999, batched, cuda::split_k, "the only batched step"},
+  // M <= 16: op(B) streamed once at ~0.93-1.3x cuBLAS's rate (src/gemm/dispatch/, 1-16 x 8192^2).
+  {"gemm/cuda/18_skinny", 80, 999, skinny, cuda::skinny, "GEMV-like shapes are bound by reading B"},
+  // Step 16 (and below it 13, where the copy engine does not pay): 1.02-1.19x cuBLAS from 4096^3 up and
+  // at the ragged target shapes (src/gemm/dispatch/nvidia-h100-80gb-hbm3.json, nvidia-h200.json).
   {"gemm/cuda/16_balanced_tail", 90, 90, api::always<problem, operands>, cuda::balanced_tail,
-   "fastest measured step at every target shape on the H100 and H200"},
+   "fastest measured step at the large shapes on the H100 and H200"},
   // Hopper parts other than sm_90 (none yet) and the sm_90 pass: step 13 needs no sm_90a instruction.
   {"gemm/cuda/13_wave_fitted_tiles", 80, 999, api::always<problem, operands>, cuda::wave_fitted_tiles,
    "the fastest step without Hopper's arch-specific instructions"},
 };
-// A strided batch: step 17 (the only batched step), its tile and splits from its model.
-constexpr rule batched_device_rules[] = {
-  {"gemm/cuda/17_split_k", 80, 999, api::always<problem, operands>, cuda::split_k, "the batched step"},
-};
 #else
 constexpr std::span<const rule> device_rules;  // no CUDA backend: never chosen
-constexpr std::span<const rule> batched_device_rules;
 #endif
 constexpr rule host_rules[] = {
   {"gemm/cpu/01_naive", 0, 999, k_is_zero, cpu::naive, "K = 0 only scales C"},
@@ -93,9 +95,7 @@ void run_placed(const char* function, const problem& p, const operands& x, strea
   // are up to 2% faster at 4096^3, but where the parts of a tile meet then moves with the timing).
   static const auto library_settings = std::make_shared<const chosen_settings>(chosen_settings{{"shares", "even"}});
   site.launch.settings = library_settings;
-  api::choose<problem, operands>(p.batch > 1 ? std::span<const rule>(batched_device_rules) : std::span<const rule>(device_rules),
-                                 site.capability, p, x)
-      .run(p, x, site.launch);
+  api::choose<problem, operands>(device_rules, site.capability, p, x).run(p, x, site.launch);
 }
 
 }  // namespace

@@ -88,6 +88,9 @@ dispatch_table parse_dispatch_table(std::string_view json, const std::string& wh
     choice.settings = std::make_shared<const chosen_settings>(std::move(settings));
     choice.ms = choices[i].value("ms", 0.0);
     choice.vendor_ms = choices[i].value("vendor_ms", 0.0);
+    choice.row = step_named(choice.step);
+    choice.log_m = std::log(static_cast<double>(choice.m)), choice.log_n = std::log(static_cast<double>(choice.n));
+    choice.log_k = std::log(static_cast<double>(choice.k)), choice.log_batch = std::log(static_cast<double>(choice.batch));
     table.choices.push_back(std::move(choice));
   }
   return table;
@@ -139,23 +142,23 @@ const dispatch_table* dispatch_table_for(std::string_view gpu_name, int capabili
 }
 
 std::optional<dispatch_pick> pick_step(const dispatch_table& table, const problem& p) {
-  const auto gap = [](std::int64_t x, std::int64_t tuned) {
-    return std::fabs(std::log(static_cast<double>(std::max<std::int64_t>(x, 1)) / static_cast<double>(tuned)));
-  };
-  std::optional<dispatch_pick> best;
+  const auto log_of = [](std::int64_t x) { return std::log(static_cast<double>(std::max<std::int64_t>(x, 1))); };
+  const double m = log_of(p.m), n = log_of(p.n), k = log_of(p.k), batch = log_of(p.batch);
+  const tuned_choice* best = nullptr;
+  double best_distance = 0;
   for (const tuned_choice& choice : table.choices) {
-    if (choice.trans_a != p.trans_a || choice.trans_b != p.trans_b || (choice.batch > 1) != (p.batch > 1)) continue;
-    const variant* step = step_named(choice.step);
-    if (step == nullptr || !step->supports(p).ok()) continue;
-    const double distance = gap(p.m, choice.m) + gap(p.n, choice.n) + gap(p.k, choice.k) + gap(p.batch, choice.batch);
-    if (!best || distance < best->distance) best = dispatch_pick{step, choice.settings, distance};
+    if (choice.row == nullptr || choice.trans_a != p.trans_a || choice.trans_b != p.trans_b ||
+        (choice.batch > 1) != (p.batch > 1)) {
+      continue;
+    }
+    const double distance = std::fabs(m - choice.log_m) + std::fabs(n - choice.log_n) + std::fabs(k - choice.log_k) +
+                            std::fabs(batch - choice.log_batch);
+    if (distance > near_enough || (best != nullptr && distance >= best_distance)) continue;
+    if (!choice.row->supports(p).ok()) continue;
+    best = &choice, best_distance = distance;
   }
-  if (best && best->distance > near_enough) {
-    static const auto even = std::make_shared<const chosen_settings>(library_defaults("gemm/cuda/16_balanced_tail"));
-    static const auto none = std::make_shared<const chosen_settings>();
-    best->settings = best->step->info.name == "gemm/cuda/16_balanced_tail" ? even : none;
-  }
-  return best;
+  if (best == nullptr) return std::nullopt;
+  return dispatch_pick{best->row, best->settings, best_distance};
 }
 
 }  // namespace swath::gemm

@@ -4,7 +4,7 @@
 // JSON files under src/gemm/dispatch/, one a GPU, compiled into the library (src/CMakeLists.txt), and
 // read by swath::sgemm (src/api/gemm.cpp). A call takes the choice of the nearest tuned shape with the
 // same ops and batching whose step takes the problem (distance: the sum of |log(x / x_i)| over M, N, K
-// and the batch); past `near_enough` it keeps the step but lets the step's own model set its settings.
+// and the batch); past `near_enough` from every one, none: the architecture's rules decide.
 //   {"gpu": "NVIDIA H100 80GB HBM3", "capability": 90, "measured_at": "...", "revision": "...",
 //    "choices": [{"m": 1024, "n": 1024, "k": 1024, "op": "nn", "batch": 1,
 //                 "step": "gemm/cuda/17_split_k", "settings": {"fit": "128x128", "splits": "2"},
@@ -27,6 +27,10 @@ struct tuned_choice {
   std::string step;  // a registry row of steps()
   std::shared_ptr<const chosen_settings> settings;  // what the launch gets
   double ms = 0, vendor_ms = 0;                      // the tuner's medians: the step's and cuBLAS's
+  // Resolved when read, so that a call's pick is arithmetic only: the row of `step` in this build
+  // (nullptr when the build lacks it: never picked) and log M, N, K, batch.
+  const variant* row = nullptr;
+  double log_m = 0, log_n = 0, log_k = 0, log_batch = 0;
 };
 
 struct dispatch_table {
@@ -46,12 +50,13 @@ std::span<const dispatch_table> dispatch_tables();
 // The table of this GPU's name, else the first of its compute capability; nullptr when none.
 const dispatch_table* dispatch_table_for(std::string_view gpu_name, int capability);
 
-// A choice further than this from every tuned shape keeps its step but not its settings.
-inline constexpr double near_enough = 1.0;
+// A problem further than this from every tuned shape is left to the rules: a factor of 3.3 in one
+// dimension, or 1.5 in each of three. The suite's squares are at most 1.5 apart.
+inline constexpr double near_enough = 1.2;
 
 struct dispatch_pick {
   const variant* step = nullptr;
-  std::shared_ptr<const chosen_settings> settings;  // the tuned ones, or the step's defaults when far
+  std::shared_ptr<const chosen_settings> settings;  // the tuned ones
   double distance = 0;
 };
 std::optional<dispatch_pick> pick_step(const dispatch_table& table, const problem& p);

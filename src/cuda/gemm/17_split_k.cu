@@ -13,7 +13,9 @@
 //   tiles split 2: 128 blocks, one wave); 256 × 256 × 65536 from 0.60x to ≈ 0.9x (64 splits of four
 //   128 × 128 tiles); 64 × 16384 × 16384 from 0.24x to ≈ 0.8x (64 × 256 tiles, 4 splits); the
 //   batches about even with cublasSgemmStridedBatched.
-// - Outcome: docs/journal/gemm.md, step 17.
+// - Outcome (H100, tuned, same-run cuBLAS): 1024³ 0.93-0.99x, 256 × 256 × 65536 0.85x, 64 × 16384 ×
+//   16384 0.91x, 16384 × 64 × 16384 1.10x, 256³-512³ 1.07-1.94x, batches 1.08x / 0.97x / 0.80x; the
+//   odd squares 0.64-0.84x (4-byte copies). docs/journal/gemm.md, step 17.
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -10,7 +10,8 @@
 //   no second launch (3 µs of a 95 µs product). Any op(A), op(B) as stored (op = nn, tn).
 // - Prediction (H100): M = 1 at ≈ 90% of the read-only bandwidth, ≈ 1.0x cuBLAS (its gemv reads at
 //   94%: 0.0955 ms); M = 4 and 16 ≈ 1.3x and 1.4x cuBLAS (0.129 and 0.147 ms: it reads at 70% and 61%).
-// - Outcome: docs/journal/gemm.md, step 18.
+// - Outcome (H100, tuned splits): M = 1 0.993x (2.86 TB/s), M = 4 1.31x, M = 16 0.93x (issue-bound:
+//   64 accumulators, 16 broadcasts a row). H200: 0.997x, 1.64x. docs/journal/gemm.md, step 18.
 #include <algorithm>
 
 #include "../core/kernel_setup.cuh"
