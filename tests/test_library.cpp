@@ -149,6 +149,12 @@ TEST(Library, SgemmStridedBatchedRefusesBadArgumentsBeforeWritingC) {
   call(0, extent, 0);
   EXPECT_EQ(out, before);
   EXPECT_NO_THROW(call(0, 0, 1));
+  // K = 0: every product's C = beta C (A and B are not read: null is fine); two products of 9 x 10 fill
+  // `out` back to back.
+  std::vector<float> scaled(static_cast<std::size_t>(2 * extent), 3.0f);
+  sgemm_strided_batched(op::none, op::none, 9, 10, 0, 1, nullptr, 1, 0, nullptr, 10, 0, 2.0f, scaled.data(), 10,
+                        extent, 2);
+  for (const float value : scaled) ASSERT_EQ(value, 6.0f);
 }
 
 // --- elementwise -------------------------------------------------------------------------------------------

@@ -125,6 +125,17 @@ TEST(GpuLibrary, EntryPointsOnDeviceMatchTheReference) {
       }
     }
   }
+  // A batch with K = 0: every product's C = beta C (A and B are not read: null is fine).
+  {
+    constexpr std::int64_t batch = 3, m = 5, n = 7;
+    const std::vector<float> before = random_floats(draw, batch * m * n);
+    device_copy<float> out(before);
+    sgemm_strided_batched(op::none, op::none, m, n, 0, 1.5f, nullptr, 1, 0, nullptr, n, 0, 0.5f, out.data(), n, m * n,
+                          batch, s.stream);
+    EXPECT_CUDA(cudaStreamSynchronize(s.stream));
+    const std::vector<float> after = out.read();
+    for (std::size_t i = 0; i < after.size(); ++i) ASSERT_EQ(after[i], 0.5f * before[i]) << "element " << i;
+  }
   // vector_add at an unaligned start (the grid-stride step) and an aligned one (bulk copies).
   for (const std::int64_t offset : {0, 1}) {
     const std::int64_t n = 1000003;
