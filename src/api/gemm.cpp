@@ -75,10 +75,11 @@ void run_placed(const char* function, const problem& p, const operands& x, strea
     // Step 03's band of B from the cache model, for this CPU's L2 and all its threads (policies.cpp).
     problem one = p;
     one.batch = 1;
+    const rule& chosen = api::choose<problem, operands>(host_rules, 0, one, x);  // the shape decides, not where
     for (std::int64_t batch = 0; batch < p.batch; ++batch) {
       const operands product{x.a != nullptr ? x.a + batch * p.stride_a : nullptr,
                              x.b != nullptr ? x.b + batch * p.stride_b : nullptr, x.c + batch * p.stride_c};
-      api::choose<problem, operands>(host_rules, 0, one, product).run(one, product, site.launch);
+      chosen.run(one, product, site.launch);
     }
     return;
   }

@@ -56,7 +56,8 @@ struct device_facts {
   int l2_bytes = 0;
   std::string name;  // "NVIDIA H100 80GB HBM3": the dispatch tables are per GPU
 };
-device_facts facts_of(int device) {
+// The map's entries are never erased, so a reference to one stays valid after the lock is released.
+const device_facts& facts_of(int device) {
   static std::mutex guard;
   static std::map<int, device_facts> known;
   const std::lock_guard lock(guard);
@@ -94,7 +95,7 @@ call_site device_site(stream_t stream) {
   call_site site;
   site.on_device = true;
   site.device = stream_device(stream);
-  const device_facts facts = facts_of(site.device);
+  const device_facts& facts = facts_of(site.device);
   site.capability = facts.capability;
   site.device_name = facts.name;
   site.launch.stream = stream;

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_field.hpp"
+
 #include "swath/core/error.hpp"
 
 namespace swath::gemm {
@@ -21,15 +23,6 @@ extern const std::size_t compiled_dispatch_table_count;
 
 namespace {
 
-template <class T>
-T field(const nlohmann::json& object, const char* key, const std::string& where) {
-  if (!object.is_object() || !object.contains(key)) throw usage_error(where + ": missing \"" + key + "\"");
-  try {
-    return object.at(key).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw usage_error(where + ": \"" + key + "\" has the wrong type");
-  }
-}
 
 const variant* step_named(std::string_view name) {
   for (const variant& v : steps()) {
@@ -54,28 +47,28 @@ dispatch_table parse_dispatch_table(std::string_view json, const std::string& wh
     throw usage_error("gemm dispatch table " + where + " is not JSON: " + e.what());
   }
   dispatch_table table;
-  table.gpu = field<std::string>(in, "gpu", where);
-  table.capability = field<int>(in, "capability", where);
+  table.gpu = json_field<std::string>(in, "gpu", where);
+  table.capability = json_field<int>(in, "capability", where);
   table.measured_at = in.value("measured_at", "");
   table.revision = in.value("revision", "");
-  const auto choices = field<nlohmann::json>(in, "choices", where);
+  const auto choices = json_field<nlohmann::json>(in, "choices", where);
   if (!choices.is_array()) throw usage_error(where + ": \"choices\" must be an array");
   for (std::size_t i = 0; i < choices.size(); ++i) {
     const std::string at = where + ": choices[" + std::to_string(i) + "]";
     tuned_choice choice;
-    choice.m = field<std::int64_t>(choices[i], "m", at);
-    choice.n = field<std::int64_t>(choices[i], "n", at);
-    choice.k = field<std::int64_t>(choices[i], "k", at);
+    choice.m = json_field<std::int64_t>(choices[i], "m", at);
+    choice.n = json_field<std::int64_t>(choices[i], "n", at);
+    choice.k = json_field<std::int64_t>(choices[i], "k", at);
     choice.batch = choices[i].value("batch", std::int64_t{1});
     if (choice.m < 1 || choice.n < 1 || choice.k < 1 || choice.batch < 1) {
       throw usage_error(at + ": m, n, k and batch must be at least 1");
     }
-    const auto op = field<std::string>(choices[i], "op", at);
+    const auto op = json_field<std::string>(choices[i], "op", at);
     if (op.size() != 2 || (op[0] != 'n' && op[0] != 't') || (op[1] != 'n' && op[1] != 't')) {
       throw usage_error(at + ": op \"" + op + "\" is not nn, nt, tn or tt");
     }
     choice.trans_a = op[0] == 't', choice.trans_b = op[1] == 't';
-    choice.step = field<std::string>(choices[i], "step", at);
+    choice.step = json_field<std::string>(choices[i], "step", at);
     chosen_settings settings = library_defaults(choice.step);
     if (choices[i].contains("settings")) {
       const auto& written = choices[i].at("settings");

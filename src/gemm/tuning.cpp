@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_field.hpp"
+
 #include "dispatch_table.hpp"
 #include "swath/lab/gemm.hpp"
 #include "swath/bench/ceilings.hpp"
@@ -18,20 +20,6 @@
 #include "swath/core/error.hpp"
 
 namespace swath::gemm {
-
-namespace {
-
-template <class T>
-T field(const nlohmann::json& object, const char* key, const std::string& where) {
-  if (!object.is_object() || !object.contains(key)) throw usage_error(where + ": missing \"" + key + "\"");
-  try {
-    return object.at(key).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw usage_error(where + ": \"" + key + "\" has the wrong type");
-  }
-}
-
-}  // namespace
 
 tuning read_tuning(const std::string& path) {
   std::ifstream file(path);
@@ -43,19 +31,19 @@ tuning read_tuning(const std::string& path) {
     throw usage_error("gemm tuning file '" + path + "' is not JSON: " + e.what());
   }
   tuning found;
-  found.gpu = field<std::string>(in, "gpu", path);
-  found.variant = field<std::string>(in, "variant", path);
+  found.gpu = json_field<std::string>(in, "gpu", path);
+  found.variant = json_field<std::string>(in, "variant", path);
   found.measured_at = in.value("measured_at", "");
-  const auto sizes = field<nlohmann::json>(in, "sizes", path);
+  const auto sizes = json_field<nlohmann::json>(in, "sizes", path);
   if (!sizes.is_array() || sizes.empty()) throw usage_error(path + ": \"sizes\" must be a non-empty array");
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     const std::string where = path + ": sizes[" + std::to_string(i) + "]";
     tuned_size entry;
-    entry.m = field<std::int64_t>(sizes[i], "m", where);
-    entry.n = field<std::int64_t>(sizes[i], "n", where);
-    entry.k = field<std::int64_t>(sizes[i], "k", where);
+    entry.m = json_field<std::int64_t>(sizes[i], "m", where);
+    entry.n = json_field<std::int64_t>(sizes[i], "n", where);
+    entry.k = json_field<std::int64_t>(sizes[i], "k", where);
     if (entry.m < 1 || entry.n < 1 || entry.k < 1) throw usage_error(where + ": m, n and k must be at least 1");
-    const auto name = field<std::string>(sizes[i], "policy", where);
+    const auto name = json_field<std::string>(sizes[i], "policy", where);
     const auto policy = find_policy(name);
     if (!policy) throw usage_error(where + ": policy \"" + name + "\" is not one of the compiled tile shapes");
     if (!compilable(*policy)) throw usage_error(where + ": policy \"" + name + "\" breaks the kernel's tiling rules");
@@ -186,9 +174,7 @@ dispatch_tuning tune_dispatch(const std::vector<bench::problem_spec>& cases, int
         best_ms = ms;
         best.step = c.step;
         chosen_settings settings;
-        std::stringstream words(c.settings);
-        std::string word;
-        while (words >> word) settings[word.substr(0, word.find('='))] = word.substr(word.find('=') + 1);
+        for (const bench::parameter_choice& choice : choices_of("", c.settings)) settings[choice.key] = choice.values.front();
         best.settings = std::make_shared<const chosen_settings>(std::move(settings));
       }
     }
