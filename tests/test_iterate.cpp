@@ -161,8 +161,10 @@ TEST_P(GpuIterateVariant, MatchesTSweepsOfTheReferenceIn3d) {
   const bool small = std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr;
   // Under the sanitizers (SWATH_SMALL_GPU_TESTS) one size, radius 1, T = 3: each check is T launches of
   // the step and of the reference, and memcheck slows every launch to tens of milliseconds.
-  const std::vector<bench::size_spec> sizes = small ? std::vector<bench::size_spec>{{{33, 31, 9}}}
-                                                    : std::vector<bench::size_spec>{{{1, 1, 1}}, {{5, 3, 2}}, {{33, 31, 9}}, {{70, 45, 131}}};
+  // 90 x 77 x 50: some tiles lie wholly inside the grid and some z chunks away from both faces at every
+  // pass depth, so the fused steps' paths for the grid's middle run too (smaller grids are all edges).
+  const std::vector<bench::size_spec> sizes = small ? std::vector<bench::size_spec>{{{33, 31, 9}}, {{90, 77, 20}}}
+                                                    : std::vector<bench::size_spec>{{{1, 1, 1}}, {{5, 3, 2}}, {{33, 31, 9}}, {{70, 45, 131}}, {{90, 77, 50}}};
   const int checked = check_every_configuration(v, sizes, small ? std::vector<const char*>{"1"} : std::vector<const char*>{"1", "2", "3", "4"},
                                                 small ? std::vector<const char*>{"3"} : std::vector<const char*>{"0", "1", "3", "7"},
                                                 settings_of(v, {"fused=1", "fused=2"}));
@@ -185,7 +187,7 @@ TEST_P(GpuIterateVariant, MatchesOnPitchedGridsAndAtEachPassDepth) {
   SWATH_SKIP_WITHOUT_GPU();
   const iterated_variant& v = find_iterated_variant(GetParam());
   const bool small = std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr;  // as in 3D: the default depth only
-  for (const char* depth : {"", " fused=2", " fused=3", " fused=4"}) {
+  for (const char* depth : {"", " fused=2", " fused=3", " fused=4", " fused=5"}) {
     if (small && *depth != '\0') break;
     for (const char* grid : {"radius=1 shape=star pitch=lines", "radius=1 shape=box type=double pitch=70",
                              "radius=2 shape=star boundary=constant pitch=lines"}) {
@@ -193,9 +195,10 @@ TEST_P(GpuIterateVariant, MatchesOnPitchedGridsAndAtEachPassDepth) {
       const bench::size_spec size{{67, 45, 40}};
       const iterated_problem p = make_iterated_problem({size, config});
       if (!v.supports(p).ok()) continue;
-      const int limit = v.info.name.ends_with("03_register_rows")
-                            ? register_rows_depth_limit(p.sweep.radius, static_cast<int>(p.sweep.element_bytes()))
-                            : fused_depth_limit(3, p.sweep.radius, p.sweep.form, static_cast<int>(p.sweep.element_bytes()));
+      const int u = static_cast<int>(p.sweep.element_bytes());
+      const int limit = v.info.name.ends_with("03_register_rows")  ? register_rows_depth_limit(p.sweep.radius, u)
+                        : v.info.name.ends_with("04_unrolled_march") || v.info.name.ends_with("05_one_barrier_a_step") ? march_depth_limit(p.sweep.radius, u)
+                                                                     : fused_depth_limit(3, p.sweep.radius, p.sweep.form, u);
       if (!v.info.settings.empty() && *depth != '\0' && std::atoi(depth + 7) > limit) continue;
       const auto result = check_config(v, size, config);
       EXPECT_TRUE(result.passed()) << v.info.name << " " << config << ": " << result.describe();

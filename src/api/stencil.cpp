@@ -118,26 +118,30 @@ void apply_typed(const T* in, T* out, const grid_layout& grid, const operator_sp
   where.chosen->run(p, x, where.site.launch);
 }
 
-// The iterated steps' choice, where measured faster than T single sweeps (H100, T = 64: bench/results/
-// nvidia-h100/*iterate*; docs/stencil.md, "Iterated sweeps"): on the GPU the fused passes of step 02 for
-// 2D stars (16384^2, r = 1: 1.38-1.49x the single-sweep roofline, T sweeps 0.82x) and 3D 7-point stars in
-// double (1.05x against 0.98x); every other grid, 3D floats included (step 02 0.70x, step 03 0.49x against
-// 0.98x), runs T single sweeps. On the host, 2D grids in time-skewed bands; else T sweeps. T >= 4: fewer
-// sweeps give passes of one or two.
+// The iterated steps' choice, where measured faster than T single sweeps (T = 64: bench/results/*/
+// *iterate*, *gpu-check*; docs/stencil.md, "Iterated sweeps"): on the GPU the fused passes of step 02
+// for 2D stars (H100, 16384^2, r = 1: 1.38-1.49x the single-sweep roofline, T sweeps 0.82x); step 04
+// for 3D 7-point stars in float and double (H200: 1.00x T sweeps before its loads and stores lost their
+// multiplies, 2.0x step 02 in float); every other grid (3D radius 2: step 04 0.61x T sweeps on the
+// H200; boxes) runs T single sweeps. On the host, 2D grids in time-skewed bands; else T sweeps. T >= 4:
+// fewer sweeps give passes of one or two.
 using iterated_rule = api::dispatch_rule<iterated_problem, sweep_operands>;
 bool deep_enough(const iterated_problem& p, const sweep_operands&) { return p.sweeps >= 4; }
 [[maybe_unused]] bool fused_pays_on_gpu(const iterated_problem& p, const sweep_operands& x) {
   const problem& s = p.sweep;
-  const bool measured_faster = s.form == shape::star && ((s.dims == 2 && s.radius <= 2) ||
-                                                         (s.dims == 3 && s.radius == 1 && s.type == element_type::f64));
-  return measured_faster && deep_enough(p, x) && fusable_on_gpu(p).ok();
+  return s.form == shape::star && s.dims == 2 && s.radius <= 2 && deep_enough(p, x) && fusable_on_gpu(p).ok();
+}
+[[maybe_unused]] bool march_pays_on_gpu(const iterated_problem& p, const sweep_operands& x) {
+  const problem& s = p.sweep;
+  return s.form == shape::star && s.dims == 3 && s.radius == 1 && deep_enough(p, x) && marches_on_gpu(p).ok();
 }
 bool skewed_on_host(const iterated_problem& p, const sweep_operands& x) { return deep_enough(p, x) && skewable(p).ok(); }
 
 // clang-format off
 #if SWATH_WITH_CUDA
 constexpr iterated_rule iterated_device_rules[] = {
-  {"iterate/cuda/02_fused_planes", 0, 999, fused_pays_on_gpu, cuda::fused_planes, "2D stars r <= 2, 3D 7-point double"},
+  {"iterate/cuda/04_unrolled_march", 0, 999, march_pays_on_gpu, cuda::unrolled_march, "3D 7-point stars"},
+  {"iterate/cuda/02_fused_planes", 0, 999, fused_pays_on_gpu, cuda::fused_planes, "2D stars r <= 2"},
   {"iterate/cuda/01_sweeps", 0, 999, api::always<iterated_problem, sweep_operands>, repeated_sweeps, "everything else"},
 };
 #else

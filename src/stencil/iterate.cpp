@@ -67,6 +67,13 @@ support rows_on_gpu(const iterated_problem& p) {
   return fusable_on_gpu(p);
 }
 
+support marches_on_gpu(const iterated_problem& p) {
+  const problem& s = p.sweep;
+  if (s.dims != 3 || s.form != shape::star) return support::no("step 04 takes 3D stars");
+  if (march_depth_limit(s.radius, static_cast<int>(s.element_bytes())) < 2) return support::no("step 04 takes radius 1 and 2");
+  return fusable_on_gpu(p);
+}
+
 namespace {
 
 // The model of steps 02 and 03: the pass depth L that maximises the step's rate, the lesser of what DRAM
@@ -136,6 +143,43 @@ int fused_depth_of(const problem& p, const launch_context& launch) {
 int register_rows_depth_of(const problem& p, const launch_context& launch) {
   const fused_costs costs{{32, 32}, 2.0 * p.radius + p.radius, register_rows_depth_limit(p.radius, static_cast<int>(p.element_bytes()))};
   return chosen_depth(p, launch, costs, "step 03");
+}
+
+// Step 04 is bound by instruction issue, not by shared memory (ncu on steps 02 and 03), so its model
+// counts instructions: for each thread's two points a sweep, 2 shared stores, 4r x loads, 2(2r - 1) y
+// loads (the rows' taps on each other come from registers), 2(6r + 1) FMAs (a double FMA takes the
+// pipe twice) and about 12 of bookkeeping (the barrier, the loads and stores and their planes). The SM
+// issues 4 warp-instructions a clock, of which the model expects 0.8 of each scheduler's. The tile's
+// warps skip the sweeps their rows do not need: sweep τ runs 32 - 2τr of 32 rows, all 32 lanes. DRAM
+// as for step 02: L · B / (2u).
+int march_depth_of(const problem& p, const launch_context& launch) {
+  const int r = p.radius, limit = march_depth_limit(r, static_cast<int>(p.element_bytes()));
+  const std::string_view chosen = launch.setting(fused_setting);
+  if (chosen != "model") {
+    const auto depth = whole_setting(fused_setting.key, chosen);
+    if (depth > limit) {
+      throw usage_error("fused=" + std::string(chosen) + ": step 04 is compiled for at most " + std::to_string(limit) +
+                        " sweeps a pass at this radius and type");
+    }
+    return static_cast<int>(depth);
+  }
+  const auto u = static_cast<double>(p.element_bytes());
+  const double fma_cost = u == 4 ? 1.0 : 2.0;
+  const double per_point = (2.0 + 4.0 * r + 2.0 * (2 * r - 1) + 12.0 + 2.0 * (6 * r + 1) * fma_cost) / 2.0;
+  const double issue = std::max(launch.sm_count, 1) * 4.0 * 0.8 * 1.75e9 * 32.0 / per_point;
+  const double bandwidth = default_for<double>(copy_bandwidth, launch.capability);
+  int best = std::min(limit, 2);
+  double best_rate = 0;
+  for (int depth = 2; depth <= limit; ++depth) {
+    const int kept = 32 - 2 * depth * r;
+    if (kept <= 0) break;
+    double computed = 0;  // point-sweeps the tile computes, per kept point and sweep
+    for (int sweep = 1; sweep <= depth; ++sweep) computed += 32.0 * (32 - 2 * sweep * r);
+    computed /= static_cast<double>(depth) * kept * kept;
+    const double rate = std::min(depth * bandwidth / (2 * u), issue / computed);
+    if (rate > best_rate * 1.02) best = depth, best_rate = rate;
+  }
+  return best;
 }
 
 // The CPU's pass depth: chosen, else 4 (the traffic falls as 1/d while the band narrows as 1/(d + 1); at

@@ -63,10 +63,20 @@ constexpr int register_rows_depth_limit(int radius, int element_bytes) {
   return radius == 2 ? 2 : 0;
 }
 
+// Steps 04 and 05's limit: 3D stars of radius 1 and 2, a template per depth. Each thread queues 2r + 1 planes
+// of its 2 rows for the input and every sweep but the last: 2 L (2r + 1) values, 30 registers in float
+// at r = 1, L = 5 (of 64: two 512-thread blocks an SM) and 30 at r = 2, L = 3; in double twice the
+// registers, of 128 (ptxas -v, no spills: docs/journal/stencil.md).
+constexpr int march_depth_limit(int radius, int element_bytes) {
+  if (radius == 1) return element_bytes == 4 ? 5 : 4;
+  return radius == 2 ? 3 : 0;
+}
+
 // The sweeps a pass of step 02 (GPU) fuses: the chosen number, else the model's, within its compiled
 // limit for this radius, shape, dimension and type (0: the step cannot fuse this problem).
 int fused_depth_of(const problem& p, const launch_context& launch);
 int register_rows_depth_of(const problem& p, const launch_context& launch);  // step 03's, the same way
+int march_depth_of(const problem& p, const launch_context& launch);          // steps 04 and 05's, the same way
 
 // The CPU skewed step's band: the widest band whose rows in flight for `depth` fused sweeps fit the
 // cache (schedule::skewed_column_width), and narrow enough to give each thread one, unless chosen. Its
@@ -79,6 +89,7 @@ support any_iterated(const iterated_problem& p);
 support skewable(const iterated_problem& p);     // 2D, rows back to back, boundary other than periodic
 support fusable_on_gpu(const iterated_problem& p);  // boundary other than periodic, a depth >= 2 compiled
 support rows_on_gpu(const iterated_problem& p);     // the same, 3D stars of radius 1 or 2
+support marches_on_gpu(const iterated_problem& p);  // steps 04 and 05: as step 03
 
 // T single sweeps of the library's apply (host or device: where the operands are).
 void repeated_sweeps(const iterated_problem&, const sweep_operands&, const launch_context&);  // cpu/iterate/01_sweeps.cpp
@@ -88,6 +99,8 @@ void skewed_columns(const iterated_problem&, const sweep_operands&, const launch
 namespace cuda {
 void fused_planes(const iterated_problem&, const sweep_operands&, const launch_context&);    // cuda/iterate/02_fused_planes.cu
 void register_rows(const iterated_problem&, const sweep_operands&, const launch_context&);   // cuda/iterate/03_register_rows.cu
+void unrolled_march(const iterated_problem&, const sweep_operands&, const launch_context&);  // cuda/iterate/04_unrolled_march.cu
+void one_barrier_a_step(const iterated_problem&, const sweep_operands&, const launch_context&);  // cuda/iterate/05_one_barrier_a_step.cu
 // Copies the grid in to out on the launch's stream (T = 0), pads untouched.
 void copy_grid(const problem& p, const void* in, void* out, const launch_context& launch);
 }

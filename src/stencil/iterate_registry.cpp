@@ -23,6 +23,8 @@ const iterated_variant table[] = {
   {{"iterate/cuda/01_sweeps",         cuda, "T sweeps of swath::stencil::apply (the single-sweep reference)", "iterate", tolerance, false, device_memory},                   any_iterated, repeated_sweeps, iterated_work},
   {{"iterate/cuda/02_fused_planes",   cuda, "L sweeps per pass: 2.5D tiles march z, every sweep on chip",     "iterate", tolerance, false, device_memory, fused_settings},   fusable_on_gpu, cuda::fused_planes, iterated_work},
   {{"iterate/cuda/03_register_rows",  cuda, "3D stars r 1-2: as 02, 4 rows a thread, x taps by shuffles",     "iterate", tolerance, false, device_memory, fused_settings},   rows_on_gpu, cuda::register_rows, iterated_work},
+  {{"iterate/cuda/04_unrolled_march", cuda, "3D stars r 1-2: as 02, the depth compiled in, queues renamed, idle halo warps", "iterate", tolerance, false, device_memory, fused_settings}, marches_on_gpu, cuda::unrolled_march, iterated_work},
+  {{"iterate/cuda/05_one_barrier_a_step", cuda, "3D stars r 1-2: as 04, sweeps r + 1 planes apart, one barrier a step", "iterate", tolerance, false, device_memory, fused_settings}, marches_on_gpu, cuda::one_barrier_a_step, iterated_work},
 #endif
 };
 // clang-format on

@@ -1,0 +1,186 @@
+#pragma once
+// What the unrolled marches (steps 04 and 05) share: the block's tile and thread layout, the decisions a
+// thread makes once (its two rows, their boundary, their tap offsets, the sweeps its warp runs), the
+// block's choice of path, and the host's passes. A step supplies its march: how a step of z runs.
+//
+// A block is 32 x 16 threads over a tile of 32 x 32 columns; each thread owns two rows of its column
+// (2 ty and 2 ty + 1). A pass of L sweeps keeps the tile's middle, L r narrower on each side. Blocks
+// whose tile crosses an x-y face of the grid take the edge path (the boundary's neighbours,
+// precomputed per thread, and the columns outside the grid, which hold the constant or are never read);
+// all others read their neighbours directly.
+#include <cstdint>
+#include <utility>
+
+#include "../../stencil/iterate.hpp"
+#include "../stencil/stencil_cuda.cuh"
+
+namespace swath::stencil::cuda::march {
+
+template <class T, int R>
+struct config {
+  static constexpr int bx = 32, by = 16, rows = 2;  // threads; rows a thread owns
+  static constexpr int tile = by * rows;            // 32 x 32 columns
+  static constexpr int width = tile + 2 * R;        // a plane's rows and columns, r of pad each side
+  static constexpr int plane_size = width * width;
+  static constexpr int taps = 6 * R + 1;
+  static constexpr int depth = march_depth_limit(R, static_cast<int>(sizeof(T)));
+  // Blocks an SM asked of the register allocator: two in float (64 registers), one in double (128: the
+  // queues hold twice the registers).
+  static constexpr int min_blocks = sizeof(T) == 4 ? 2 : 1;
+  static constexpr std::size_t shared_bytes(int planes) { return sizeof(T) * static_cast<std::size_t>(planes) * plane_size; }
+};
+
+// The slot of plane s + offset at unrolled step `phase` (0 .. Q - 1) of a march unrolled by Q: plane z
+// of every sweep sits in slot (z - the march's first step) mod Q, so each slot is a constant.
+template <int Q>
+constexpr int slot_of(int phase, int offset) {
+  return (((phase + offset) % Q) + Q) % Q;
+}
+
+// What a thread decides once about its two rows.
+template <class T, int R, int L, bool Edge>
+struct rows {
+  static constexpr int halo = L * R;
+  int z0, z1;                  // the planes the block's last sweep stores
+  bool inside[2];              // the row's column lies in the grid
+  bool keeps[2];               // the copy boundary keeps it (within r of an x-y face; edge blocks)
+  bool stores[2];              // in the tile's kept middle and in the grid
+  std::int64_t offset[2];      // y sy + x in the grid (0 outside it)
+  int own[2];                  // the row's cell in a plane
+  int x_offset[2 * R];         // the in-plane taps' cells from own: dx and dy W, or in an edge block
+  int y_offset[2][2 * R];      // with the clamp boundary those of the clamped column and row
+  int reach;                   // the warp's rows are needed by sweeps 1 .. reach
+
+  __device__ rows(const frame& f, int z_chunk) {
+    using C = config<T, R>;
+    const int tx = static_cast<int>(threadIdx.x), row0 = static_cast<int>(threadIdx.y) * C::rows;
+    const int gx0 = static_cast<int>(blockIdx.x) * (C::tile - 2 * halo) - halo;
+    const int gy0 = static_cast<int>(blockIdx.y) * (C::tile - 2 * halo) - halo;
+    z0 = static_cast<int>(blockIdx.z) * z_chunk;
+    z1 = min(z0 + z_chunk, f.nz);
+    const int x = gx0 + tx;
+    const bool x_inside = static_cast<unsigned>(x) < static_cast<unsigned>(f.nx);
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int y = gy0 + row0 + j, row = row0 + j;
+      inside[j] = x_inside && static_cast<unsigned>(y) < static_cast<unsigned>(f.ny);
+      keeps[j] = Edge && f.edge == boundary::copy && (x < R || x >= f.nx - R || y < R || y >= f.ny - R);
+      stores[j] = inside[j] && tx >= halo && tx < C::tile - halo && row >= halo && row < C::tile - halo;
+      offset[j] = inside[j] ? static_cast<std::int64_t>(y) * f.sy + x : 0;
+      own[j] = (row + R) * C::width + tx + R;
+    }
+    // A clamped neighbour lies between the column and the tap, so in the tile. The constant boundary
+    // reads the columns outside the grid, which hold it.
+    const bool clamp = Edge && f.edge == boundary::clamp;
+#pragma unroll
+    for (int k = 0; k < 2 * R; ++k) {
+      const int d = k < R ? k - R : k - R + 1;  // -R .. -1, 1 .. R
+      x_offset[k] = clamp ? min(max(x + d, 0), f.nx - 1) - x : d;
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        const int y = gy0 + row0 + j;
+        y_offset[j][k] = (clamp ? min(max(y + d, 0), f.ny - 1) - y : d) * C::width;
+      }
+    }
+    // Sweep τ is right only τ r rows in from the tile's edge: rows [τ r, 32 - τ r) are needed.
+    reach = min((row0 + 1) / R, (C::tile - 1 - row0) / R);
+  }
+
+  // The in-plane tap d (-r .. -1, 1 .. r) of row j along y, and along x, as indices of its cell.
+  [[nodiscard]] __device__ int y_cell(int j, int k) const { return own[j] + y_offset[j][k]; }
+  [[nodiscard]] __device__ int x_cell(int j, int k) const { return own[j] + x_offset[k]; }
+};
+
+// The in-plane tap k's displacement: -r .. -1 for k < r, then 1 .. r.
+constexpr int tap_displacement(int radius, int k) { return k < radius ? k - radius : k - radius + 1; }
+
+// A block's start: its shared planes zeroed (the pads are read only by the tile's outer columns, whose
+// results are never kept: zeroed so that nothing reads memory no one wrote), then the march on the
+// edge path or the middle one. March: `template <bool Edge> void operator()(const rows<T, R, L, Edge>&)`.
+template <class T, int R, int L, class March>
+__device__ __forceinline__ void run_block(const frame& f, int z_chunk, T* shared, int planes, March&& march) {
+  using C = config<T, R>;
+  const int thread = static_cast<int>(threadIdx.y * C::bx + threadIdx.x);
+  for (int i = thread; i < planes * C::plane_size; i += C::bx * C::by) shared[i] = T(0);
+  __syncthreads();
+  constexpr int halo = L * R;
+  const int gx0 = static_cast<int>(blockIdx.x) * (C::tile - 2 * halo) - halo;
+  const int gy0 = static_cast<int>(blockIdx.y) * (C::tile - 2 * halo) - halo;
+  if (gx0 < 0 || gx0 + C::tile > f.nx || gy0 < 0 || gy0 + C::tile > f.ny) {
+    march.template operator()<true>(rows<T, R, L, true>(f, z_chunk));
+  } else {
+    march.template operator()<false>(rows<T, R, L, false>(f, z_chunk));
+  }
+}
+
+// Steps first .. last in groups of Q (each a compile-time phase), those where some sweep may meet a z
+// face (a plane within r of one, below 0 or past the top) on the face path, the rest without its tests:
+// group_step.template operator()<P, Face>(s). `lag` is each sweep's distance behind the one before.
+template <int Q, int L, class Step>
+__device__ __forceinline__ void climb(int first, int last, int nz, int radius, int lag, Step&& group_step) {
+  for (int s = first; s <= last; s += Q) {
+    // In this group the last sweep computes planes from s - L lag and the input reaches s + Q - 1.
+    const bool plain = s - L * lag >= radius && s + Q - 1 < nz - radius;
+    if (plain) {
+      [&]<int... P>(std::integer_sequence<int, P...>) {
+        (group_step.template operator()<P, false>(s + P), ...);
+      }(std::make_integer_sequence<int, Q>{});
+    } else {
+      [&]<int... P>(std::integer_sequence<int, P...>) {
+        (group_step.template operator()<P, true>(s + P), ...);
+      }(std::make_integer_sequence<int, Q>{});
+    }
+  }
+}
+
+// The host's side. Step: a type with `template <class T, int R, int L> static auto kernel()` (the
+// step's kernel, launched as kernel(in, out, frame, edge value, z chunk, weights)), `planes(L)` (its
+// shared planes) and `name` (for errors).
+template <class Step, class T, int R, int L>
+void run_pass(const problem& p, const void* source, void* target, const launch_context& launch) {
+  using C = config<T, R>;
+  const auto kernel = Step::template kernel<T, R, L>();
+  const std::size_t shared = C::shared_bytes(Step::planes(L));
+  const int blocks_per_sm = prepare_kernel(kernel, C::bx * C::by, shared);
+  const frame f = frame_of(p);
+  constexpr int halo = L * R;
+  const unsigned gx = blocks_for(f.nx, C::tile - 2 * halo), gy = blocks_for(f.ny, C::tile - 2 * halo);
+  SWATH_EXPECTS(gy <= 65535, std::string(Step::name) + ": more than 65535 tiles in y");
+  const int sms = launch.sm_count > 0 ? launch.sm_count : 1;
+  const int chunks = choose_chunks(static_cast<std::int64_t>(gx) * gy, static_cast<std::int64_t>(sms) * blocks_per_sm, f.nz, halo);
+  const int z_chunk = std::max((f.nz + chunks - 1) / chunks, (f.nz + 65534) / 65535);
+  const dim3 grid(gx, gy, static_cast<unsigned>((f.nz + z_chunk - 1) / z_chunk));
+  kernel<<<grid, dim3(C::bx, C::by), shared, stream_of(launch)>>>(static_cast<const T*>(source), static_cast<T*>(target), f,
+                                                                   static_cast<T>(p.edge_value), z_chunk,
+                                                                   pack_weights<T, C::taps>(p, R, R, shape::star));
+  SWATH_CHECK_LAST();
+}
+
+// T sweeps as passes of the model's (or the chosen) depth, each pass the template of its depth.
+template <class Step>
+void run(const iterated_problem& ip, const sweep_operands& x, const launch_context& launch) {
+  const problem& p = ip.sweep;
+  if (ip.sweeps == 0) {
+    if (x.in != x.out) copy_grid(p, x.in, x.out, launch);
+    return;
+  }
+  const std::vector<int> passes = plan_passes(ip.sweeps, march_depth_of(p, launch));
+  const int count = static_cast<int>(passes.size());
+  for (int k = 0; k < count; ++k) {
+    const pass_buffers at = pass_at(x, k, count);
+    const int depth = passes[static_cast<std::size_t>(k)];
+    for_element_type(p, [&]<class T>() {
+      const auto with_radius = [&]<int R>() {
+        constexpr int limit = config<T, R>::depth;
+        SWATH_EXPECTS(depth >= 1 && depth <= limit, std::string(Step::name) + ": pass depth outside its compiled range");
+        [&]<int... D>(std::integer_sequence<int, D...>) {
+          ((depth == D + 1 ? run_pass<Step, T, R, D + 1>(p, at.source, at.target, launch) : void()), ...);
+        }(std::make_integer_sequence<int, limit>{});
+      };
+      SWATH_EXPECTS(p.radius == 1 || p.radius == 2, std::string(Step::name) + ": stars of radius 1 and 2");
+      p.radius == 1 ? with_radius.template operator()<1>() : with_radius.template operator()<2>();
+    });
+  }
+}
+
+}  // namespace swath::stencil::cuda::march
