@@ -145,20 +145,23 @@ int register_rows_depth_of(const problem& p, const launch_context& launch) {
   return chosen_depth(p, launch, costs, "step 03");
 }
 
-// Step 04 is bound by instruction issue, not by shared memory (ncu on steps 02 and 03), so its model
-// counts instructions: for each thread's two points a sweep, 2 shared stores, 4r x loads, 2(2r - 1) y
-// loads (the rows' taps on each other come from registers), 2(6r + 1) FMAs (a double FMA takes the
-// pipe twice) and about 12 of bookkeeping (the barrier, the loads and stores and their planes). The SM
-// issues 4 warp-instructions a clock, of which the model expects 0.8 of each scheduler's. The tile's
-// warps skip the sweeps their rows do not need: sweep τ runs 32 - 2τr of 32 rows, all 32 lanes. DRAM
-// as for step 02: L · B / (2u).
+// Steps 04 and 05: a pass's time per kept point is the sum, not the larger, of streaming it (2u bytes
+// at the copy bandwidth B) and computing its sweeps: L c(L) point-sweeps, c(L) the tile's computed
+// points per kept point (the warps skip the sweeps their rows do not need: sweep τ runs 32 - 2τr of
+// 32 rows, all 32 lanes), each costing `per_point` instructions at 0.7 of the SM's 4 warp-instructions
+// a clock (ncu on step 04: 2.79 a clock issued, 0.70). The sum fits the H200's sweep of L (512^3 float,
+// r = 1, T = 64: 470, 564, 583, 561 G point-sweeps/s at L = 2-5, within 3% of a + b L c(L)): each block
+// marches in step with its barriers, so its loads do not overlap its arithmetic. per_point, for each
+// thread's two points a sweep: 2 shared stores, 4r x loads, 2(2r - 1) y loads (the rows' taps on each
+// other come from registers), 2(6r + 1) FMAs (a double FMA takes the pipe twice) and about 12 of
+// bookkeeping (the barrier, the loads and stores and their planes), halved.
 int march_depth_of(const problem& p, const launch_context& launch) {
   const int r = p.radius, limit = march_depth_limit(r, static_cast<int>(p.element_bytes()));
   const std::string_view chosen = launch.setting(fused_setting);
   if (chosen != "model") {
     const auto depth = whole_setting(fused_setting.key, chosen);
     if (depth > limit) {
-      throw usage_error("fused=" + std::string(chosen) + ": step 04 is compiled for at most " + std::to_string(limit) +
+      throw usage_error("fused=" + std::string(chosen) + ": steps 04 and 05 are compiled for at most " + std::to_string(limit) +
                         " sweeps a pass at this radius and type");
     }
     return static_cast<int>(depth);
@@ -166,8 +169,8 @@ int march_depth_of(const problem& p, const launch_context& launch) {
   const auto u = static_cast<double>(p.element_bytes());
   const double fma_cost = u == 4 ? 1.0 : 2.0;
   const double per_point = (2.0 + 4.0 * r + 2.0 * (2 * r - 1) + 12.0 + 2.0 * (6 * r + 1) * fma_cost) / 2.0;
-  const double issue = std::max(launch.sm_count, 1) * 4.0 * 0.8 * 1.75e9 * 32.0 / per_point;
-  const double bandwidth = default_for<double>(copy_bandwidth, launch.capability);
+  const double issue = std::max(launch.sm_count, 1) * 4.0 * 0.7 * 1.75e9 * 32.0;  // instructions a second
+  const double stream = 2 * u / default_for<double>(copy_bandwidth, launch.capability);  // seconds a point a pass
   int best = std::min(limit, 2);
   double best_rate = 0;
   for (int depth = 2; depth <= limit; ++depth) {
@@ -176,7 +179,7 @@ int march_depth_of(const problem& p, const launch_context& launch) {
     double computed = 0;  // point-sweeps the tile computes, per kept point and sweep
     for (int sweep = 1; sweep <= depth; ++sweep) computed += 32.0 * (32 - 2 * sweep * r);
     computed /= static_cast<double>(depth) * kept * kept;
-    const double rate = std::min(depth * bandwidth / (2 * u), issue / computed);
+    const double rate = depth / (stream + depth * computed * per_point / issue);
     if (rate > best_rate * 1.02) best = depth, best_rate = rate;
   }
   return best;

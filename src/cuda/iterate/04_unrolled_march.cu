@@ -26,9 +26,14 @@
 // warps compute 27 of 32 rows on average: 1.5 point-sweeps computed per point-sweep kept, and 6% more
 // for the chunks' overlapping z ranges. At 0.8 warp-instructions a scheduler a clock (two 512-thread
 // blocks an SM), 1.75 GHz: 132 x 4 x 0.8 x 1.75e9 x 32 / (18 x 1.5 x 1.06) = 0.83 T point-sweeps/s, 2.2x
-// the single-sweep roofline of 377 G/s (DRAM allows 4x at L = 4). Double: half the FMA rate and twice
-// the shared bytes, about 1.8x of its own roofline (188 G/s). Radius 2 in float at L = 3: 1.5x.
-// Outcome: (filled in after the run; docs/journal/stencil.md, "Iterated sweeps").
+// the single-sweep roofline of 377 G/s (DRAM allows 4x at L = 4), about 1.6x the H200's 529 G/s.
+// Double: half the FMA rate and twice the shared bytes, about 1.8x of its own roofline (188 G/s on an
+// H100). Radius 2 in float at L = 3: 1.5x.
+// Outcome (H200, copy 4234 GB/s: a roofline of 529 G/s): first 487 G/s at L = 3 (0.92x, T sweeps
+// 0.93x), ncu 42.6 instructions a kept point-sweep, a third of them 64-bit address arithmetic; with the
+// plane offsets and the face tests confined to the steps near a face, 564 G/s at L = 3 and 583 at L = 4:
+// 1.10x the roofline, 1.19x T sweeps (double 1.13x, 1.20x). The library takes it for 3D 7-point stars.
+// docs/journal/stencil.md, "Iterated sweeps on the GPU: steps 04 and 05".
 #include "march.cuh"
 
 namespace swath::stencil::cuda {
@@ -40,7 +45,6 @@ __device__ __forceinline__ void unrolled_march(const T* __restrict__ in, T* __re
                                                const weights<T, 6 * R + 1>& c) {
   using C = march::config<T, R>;
   constexpr int Q = 2 * R + 1, halo = L * R;
-  const bool constant = f.edge == boundary::constant, copy = f.edge == boundary::copy;
   using march::slot_of;
 
   // q[s][j][slot]: sweep s's planes of row j (s = 0 the input), L of them: the last sweep is stored.
@@ -63,22 +67,7 @@ __device__ __forceinline__ void unrolled_march(const T* __restrict__ in, T* __re
 
   // Step s at unrolled phase P (plane z of a sweep in slot (z - first) mod Q); Face: the z boundary's tests.
   const auto step = [&]<int P, bool Face>(int s) {
-    // Sweep 0: the plane loaded a step ago; the next one is asked for now, to arrive across this
-    // step's sweeps. Past the top face the boundary's plane (clamp and copy repeat the last).
-#pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      T value = next[j];
-      if (at.inside[j] && s + 1 < f.nz) next[j] = in[load_plane + at.offset[j]];
-      if constexpr (Face) {
-        if (s >= f.nz) value = constant ? edge_value : q[0][j][slot_of<Q>(P, -1)];
-        if (s == 0) {
-#pragma unroll
-          for (int d = 1; d <= R; ++d) q[0][j][slot_of<Q>(P, -d)] = constant ? edge_value : value;
-        }
-      }
-      if (Edge && !at.inside[j]) value = edge_value;
-      q[0][j][slot_of<Q>(P, 0)] = value;
-    }
+    march::take_input<Face>(at, q[0], next, P, s, in, load_plane, f, edge_value);
     load_plane += f.sz;
 #pragma unroll
     for (int sweep = 1; sweep <= L; ++sweep) {
@@ -94,43 +83,11 @@ __device__ __forceinline__ void unrolled_march(const T* __restrict__ in, T* __re
       const int z = s - sweep * R;
 #pragma unroll
       for (int j = 0; j < 2; ++j) {
-        const T(&from)[Q] = q[sweep - 1][j];
-        const T centre = from[slot_of<Q>(P, centre_at)];
-        T sum = c.w[star_index<R, R>(0, 0, 0)] * centre;
-#pragma unroll
-        for (int dz = -R; dz <= R; ++dz) {
-          if (dz != 0) sum += c.w[star_index<R, R>(0, 0, dz)] * from[slot_of<Q>(P, centre_at + dz)];
-        }
-#pragma unroll
-        for (int k = 0; k < 2 * R; ++k) {
-          const int d = march::tap_displacement(R, k);
-          // The thread's other row, from its register where the tap lands on it.
-          const int other = j + d;
-          const T y_value = !Edge && (other == 0 || other == 1) ? q[sweep - 1][other == 0 ? 0 : 1][slot_of<Q>(P, centre_at)]
-                                                               : plane[at.y_cell(j, k)];
-          sum += c.w[star_index<R, R>(0, d, 0)] * y_value;
-          sum += c.w[star_index<R, R>(d, 0, 0)] * plane[at.x_cell(j, k)];
-        }
-        T result = sum;
-        if constexpr (Edge) {
-          if (at.keeps[j]) result = centre;
-          if (!at.inside[j]) result = edge_value;
-        }
-        if constexpr (Face) {
-          if (copy && (z < R || z >= f.nz - R)) result = centre;
-        }
+        const T result = march::sweep_point<Face>(at, j, q[sweep - 1], P, centre_at, plane, z, f, edge_value, c);
         if (sweep == L) {
           if (at.stores[j] && z >= at.z0 && z < at.z1) out[store_plane + at.offset[j]] = result;
         } else {
-          T(&to)[Q] = q[sweep < L ? sweep : 0][j];
-          if constexpr (Face) {
-            if (z >= f.nz) result = constant ? edge_value : to[slot_of<Q>(P, centre_at - 1)];
-            if (z == 0) {
-#pragma unroll
-              for (int d = 1; d <= R; ++d) to[slot_of<Q>(P, centre_at - d)] = constant ? edge_value : result;
-            }
-          }
-          to[slot_of<Q>(P, centre_at)] = result;
+          march::push<Face>(q[sweep < L ? sweep : 0][j], P, centre_at, z, result, f, edge_value);
         }
       }
     }

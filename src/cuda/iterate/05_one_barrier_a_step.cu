@@ -19,7 +19,11 @@
 // one barrier and three independent chains, expect issue to rise from the chains' latency towards the
 // instruction count: 1.4-1.8x step 04, 1.3-1.6x the roofline at L = 3-4 on an H200 (1.8-2.2x on an
 // H100's lower roofline).
-// Outcome: (filled in after the run; docs/journal/stencil.md, "Iterated sweeps").
+// Outcome (H200): slower than step 04 in float, 507 against 564 G/s at L = 3 (526 against 583 at L = 4),
+// within 2% in double. ncu on the first versions: issue rose (2.98 a clock against 2.79) but the
+// instructions rose more (the lagged sweeps' extra steps, the buffers' addresses, the stores inside
+// each sweep): the barriers were not what bounded step 04. Registered as measured; the library does not
+// take it. docs/journal/stencil.md, "Iterated sweeps on the GPU: steps 04 and 05".
 #include "march.cuh"
 
 namespace swath::stencil::cuda {
@@ -32,7 +36,6 @@ __device__ __forceinline__ void one_barrier_march(const T* __restrict__ in, T* _
   using C = march::config<T, R>;
   constexpr int Q = 2 * R + 1, halo = L * R;
   constexpr int lag = R + 1;  // each sweep's distance behind the one before
-  const bool constant = f.edge == boundary::constant, copy = f.edge == boundary::copy;
   using march::slot_of;
 
   // q[s][j][slot]: sweep s's planes of row j (s = 0 the input), L of them: the last sweep is stored.
@@ -67,65 +70,21 @@ __device__ __forceinline__ void one_barrier_march(const T* __restrict__ in, T* _
       const int z = s - sweep * lag;       // sweep - 1 holds planes z - r .. z + r, the newest a step old
 #pragma unroll
       for (int j = 0; j < 2; ++j) {
-        const T(&from)[Q] = q[sweep - 1][j];
-        const T centre = from[slot_of<Q>(P, centre_at)];
-        T sum = c.w[star_index<R, R>(0, 0, 0)] * centre;
-#pragma unroll
-        for (int dz = -R; dz <= R; ++dz) {
-          if (dz != 0) sum += c.w[star_index<R, R>(0, 0, dz)] * from[slot_of<Q>(P, centre_at + dz)];
-        }
-#pragma unroll
-        for (int k = 0; k < 2 * R; ++k) {
-          const int d = march::tap_displacement(R, k);
-          // The thread's other row, from its register where the tap lands on it.
-          const int other = j + d;
-          const T y_value = !Edge && (other == 0 || other == 1) ? q[sweep - 1][other == 0 ? 0 : 1][slot_of<Q>(P, centre_at)]
-                                                               : plane[at.y_cell(j, k)];
-          sum += c.w[star_index<R, R>(0, d, 0)] * y_value;
-          sum += c.w[star_index<R, R>(d, 0, 0)] * plane[at.x_cell(j, k)];
-        }
-        T result = sum;
-        if constexpr (Edge) {
-          if (at.keeps[j]) result = centre;
-          if (!at.inside[j]) result = edge_value;
-        }
-        if constexpr (Face) {
-          if (copy && (z < R || z >= f.nz - R)) result = centre;
-        }
+        const T result = march::sweep_point<Face>(at, j, q[sweep - 1], P, centre_at, plane, z, f, edge_value, c);
         if (sweep == L) {
           if (at.stores[j] && z >= at.z0 && z < at.z1) out[store_plane + at.offset[j]] = result;
         } else {
           T(&to)[Q] = q[sweep < L ? sweep : 0][j];
-          if constexpr (Face) {
-            if (z >= f.nz) result = constant ? edge_value : to[slot_of<Q>(P, centre_at - 1)];
-            if (z == 0) {
-#pragma unroll
-              for (int d = 1; d <= R; ++d) to[slot_of<Q>(P, centre_at - d)] = constant ? edge_value : result;
-            }
-          }
-          to[slot_of<Q>(P, centre_at)] = result;
+          march::push<Face>(to, P, centre_at, z, result, f, edge_value);
           // The plane the next sweep computes next step: r behind this one.
           writing[sweep * C::plane_size + at.own[j]] = to[slot_of<Q>(P, centre_at - R)];
         }
       }
     }
-    // Sweep 0: the plane loaded a step ago; the next one is asked for now, to arrive across the next
-    // step. Past the top face the boundary's plane (clamp and copy repeat the last).
+    // Sweep 0 (the input), and its plane s - r for sweep 1's next step.
+    march::take_input<Face>(at, q[0], next, P, s, in, load_plane, f, edge_value);
 #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      T value = next[j];
-      if (at.inside[j] && s + 1 < f.nz) next[j] = in[load_plane + at.offset[j]];
-      if constexpr (Face) {
-        if (s >= f.nz) value = constant ? edge_value : q[0][j][slot_of<Q>(P, -1)];
-        if (s == 0) {
-#pragma unroll
-          for (int d = 1; d <= R; ++d) q[0][j][slot_of<Q>(P, -d)] = constant ? edge_value : value;
-        }
-      }
-      if (Edge && !at.inside[j]) value = edge_value;
-      q[0][j][slot_of<Q>(P, 0)] = value;
-      writing[at.own[j]] = q[0][j][slot_of<Q>(P, -R)];
-    }
+    for (int j = 0; j < 2; ++j) writing[at.own[j]] = q[0][j][slot_of<Q>(P, -R)];
     load_plane += f.sz;
     store_plane += f.sz;
     __syncthreads();

@@ -37,6 +37,9 @@ constexpr int slot_of(int phase, int offset) {
   return (((phase + offset) % Q) + Q) % Q;
 }
 
+// The in-plane tap k's displacement: -r .. -1 for k < r, then 1 .. r.
+constexpr int tap_displacement(int radius, int k) { return k < radius ? k - radius : k - radius + 1; }
+
 // What a thread decides once about its two rows.
 template <class T, int R, int L, bool Edge>
 struct rows {
@@ -91,8 +94,69 @@ struct rows {
   [[nodiscard]] __device__ int x_cell(int j, int k) const { return own[j] + x_offset[k]; }
 };
 
-// The in-plane tap k's displacement: -r .. -1 for k < r, then 1 .. r.
-constexpr int tap_displacement(int radius, int k) { return k < radius ? k - radius : k - radius + 1; }
+// Plane z of a sweep enters its queue, in slot slot_of(phase, offset). On the face path past the top
+// face the boundary's plane takes its place (clamp and copy repeat the last), and plane 0 also stands
+// for the planes below it.
+template <bool Face, int Q, class T>
+__device__ __forceinline__ void push(T (&queue)[Q], int phase, int offset, int z, T value, const frame& f, T edge_value) {
+  if constexpr (Face) {
+    const bool constant = f.edge == boundary::constant;
+    if (z >= f.nz) value = constant ? edge_value : queue[slot_of<Q>(phase, offset - 1)];
+    if (z == 0) {
+#pragma unroll
+      for (int d = 1; d <= (Q - 1) / 2; ++d) queue[slot_of<Q>(phase, offset - d)] = constant ? edge_value : value;
+    }
+  }
+  queue[slot_of<Q>(phase, offset)] = value;
+}
+
+// The input's plane s enters sweep 0's queues: the value loaded a step ago; the next plane's load is
+// issued now, to arrive across the step's sweeps. `load_plane` is s + 1's offset.
+template <bool Face, class T, int R, int L, bool Edge, int Q>
+__device__ __forceinline__ void take_input(const rows<T, R, L, Edge>& at, T (&queues)[2][Q], T (&next)[2], int phase, int s,
+                                           const T* __restrict__ in, std::int64_t load_plane, const frame& f, T edge_value) {
+#pragma unroll
+  for (int j = 0; j < 2; ++j) {
+    T value = next[j];
+    if (at.inside[j] && s + 1 < f.nz) next[j] = in[load_plane + at.offset[j]];
+    if (Edge && !at.inside[j]) value = edge_value;
+    push<Face>(queues[j], phase, 0, s, value, f, edge_value);
+  }
+}
+
+// Row j's value of a sweep at plane z, from the sweep before: its queues `from` (both rows; plane z
+// in slot slot_of(phase, centre_at), the z taps beside it) and its plane z in shared memory (`plane`,
+// the in-plane taps; the tap on the thread's other row from its register). Then the boundary: an edge
+// block's columns outside the grid hold the constant, and the copy boundary keeps the points within r
+// of a face.
+template <bool Face, class T, int R, int L, bool Edge, int Q>
+__device__ __forceinline__ T sweep_point(const rows<T, R, L, Edge>& at, int j, const T (&from)[2][Q], int phase, int centre_at,
+                                         const T* plane, int z, const frame& f, T edge_value,
+                                         const weights<T, 6 * R + 1>& c) {
+  const T centre = from[j][slot_of<Q>(phase, centre_at)];
+  T sum = c.w[star_index<R, R>(0, 0, 0)] * centre;
+#pragma unroll
+  for (int dz = -R; dz <= R; ++dz) {
+    if (dz != 0) sum += c.w[star_index<R, R>(0, 0, dz)] * from[j][slot_of<Q>(phase, centre_at + dz)];
+  }
+#pragma unroll
+  for (int k = 0; k < 2 * R; ++k) {
+    const int d = tap_displacement(R, k), other = j + d;
+    const T y_value = !Edge && (other == 0 || other == 1) ? from[other == 0 ? 0 : 1][slot_of<Q>(phase, centre_at)]
+                                                         : plane[at.y_cell(j, k)];
+    sum += c.w[star_index<R, R>(0, d, 0)] * y_value;
+    sum += c.w[star_index<R, R>(d, 0, 0)] * plane[at.x_cell(j, k)];
+  }
+  T result = sum;
+  if constexpr (Edge) {
+    if (at.keeps[j]) result = centre;
+    if (!at.inside[j]) result = edge_value;
+  }
+  if constexpr (Face) {
+    if (f.edge == boundary::copy && (z < R || z >= f.nz - R)) result = centre;
+  }
+  return result;
+}
 
 // A block's start: its shared planes zeroed (the pads are read only by the tile's outer columns, whose
 // results are never kept: zeroed so that nothing reads memory no one wrote), then the march on the
