@@ -128,6 +128,17 @@ NB_MODULE(_swath, m) {
                    stream_of(stream));
     });
   });
+  m.def("sgemm_strided_batched", [](bool trans_a, bool trans_b, std::int64_t rows, std::int64_t cols, std::int64_t depth,
+                                    float alpha, std::uintptr_t a, std::int64_t lda, std::int64_t stride_a, std::uintptr_t b,
+                                    std::int64_t ldb, std::int64_t stride_b, float beta, std::uintptr_t c, std::int64_t ldc,
+                                    std::int64_t stride_c, std::int64_t batch, std::uintptr_t stream) {
+    released([&] {
+      swath::sgemm_strided_batched(trans_a ? swath::op::transpose : swath::op::none,
+                                   trans_b ? swath::op::transpose : swath::op::none, rows, cols, depth, alpha,
+                                   pointer<const float>(a), lda, stride_a, pointer<const float>(b), ldb, stride_b, beta,
+                                   pointer<float>(c), ldc, stride_c, batch, stream_of(stream));
+    });
+  });
   // One sweep, in -> out.
   m.def("stencil", [](std::uintptr_t in, std::uintptr_t out, bool f64, std::int64_t width, std::int64_t height,
                       std::int64_t depth, std::int64_t row_pitch, int dims, int radius, const std::string& form,

@@ -24,7 +24,7 @@ from . import schedule
 
 __version__ = _swath.version
 
-__all__ = ["info", "sgemm", "stencil", "histogram", "vector_add", "matrix_add", "render", "schedule"]
+__all__ = ["info", "sgemm", "sgemm_batched", "stencil", "histogram", "vector_add", "matrix_add", "render", "schedule"]
 
 
 def info() -> dict:
@@ -134,6 +134,64 @@ def sgemm(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, 
     handle = _stream(va, views, stream)
     _swath.sgemm(op_a, op_b, m, n, k, float(alpha), va.pointer, lda, vb.pointer, ldb, float(beta), vc.pointer, ldc,
                  handle)
+    return c
+
+
+def _batched(v: _arrays.View, name: str, transposed: bool) -> Tuple[int, Tuple[bool, int, int, int], int]:
+    """A batched operand: (its batch, or 0 for a 2D matrix every product shares; the matrix as _stored
+    reads it; the elements between consecutive matrices, 0 when shared)."""
+    if len(v.shape) == 2:
+        return 0, _stored(v, name, transposed), 0
+    matrix = _arrays.View(v.array, v.pointer, v.shape[1:], v.strides[1:], v.dtype, v.on_device, v.device,
+                          v.producer_stream, v.framework)
+    return v.shape[0], _stored(matrix, name, transposed), v.strides[0] if v.shape[0] > 1 else 0
+
+
+def sgemm_batched(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, trans_a: bool = False,
+                  trans_b: bool = False, stream: Any = None) -> Any:
+    """C[i] = alpha · op(A[i]) · op(B[i]) + beta · C[i] for each i of a batch, in float32, as one call
+    (the library's sgemm_strided_batched, cuBLAS's cublasSgemmStridedBatched).
+
+    a and b are 3D (batch, rows, columns) float32 arrays whose matrices are row-major or column-major
+    views, or 2D matrices that every product shares (a broadcast batch, stride 0, is shared too); at
+    least one of them is 3D. c is a 3D (batch, M, N) array with row-major matrices that do not overlap;
+    without it a new one is returned (beta must then be 0). On the GPU the call is queued on the stream
+    and returns at once.
+    """
+    va, vb = _arrays.view(a, "a"), _arrays.view(b, "b")
+    for v, name in ((va, "a"), (vb, "b")):
+        _dtype(v, name, ["float32"])
+        _ndim(v, name, [2, 3])
+    batch_a, (op_a, m, k, lda), stride_a = _batched(va, "a", bool(trans_a))
+    batch_b, (op_b, k_b, n, ldb), stride_b = _batched(vb, "b", bool(trans_b))
+    if len(va.shape) == 2 and len(vb.shape) == 2:
+        raise ValueError("a, b: both are 2D; sgemm_batched takes a batch (batch, rows, columns) of at least one")
+    if batch_a and batch_b and batch_a != batch_b:
+        raise ValueError(f"b: a batch of {batch_b} products where a holds {batch_a}")
+    batch = max(batch_a, batch_b)
+    if k != k_b:
+        raise ValueError(f"b: op(a) is {m} x {k} and op(b) {k_b} x {n}: the inner dimensions differ")
+    views, names = [va, vb], ["a", "b"]
+    _same_place(views, names)
+    if c is None:
+        if beta != 0:
+            raise ValueError("c: beta != 0 reads C; pass c")
+        c = _arrays.empty(va, (batch, m, n), "float32")
+    vc = _arrays.view(c, "c")
+    _dtype(vc, "c", ["float32"])
+    _ndim(vc, "c", [3])
+    if vc.shape != (batch, m, n):
+        raise ValueError(f"c: expected shape ({batch}, {m}, {n}), got {vc.shape}")
+    if not (vc.row_major() and (m <= 1 or vc.strides[1] >= n)):
+        raise ValueError(f"c: strides {vc.strides} (elements): C's matrices must be row-major (its last stride 1)")
+    ldc = max(vc.strides[1] if m > 1 else n, n, 1)
+    stride_c = vc.strides[0] if batch > 1 else 0
+    views.append(vc)
+    names.append("c")
+    _same_place(views, names, checked=2)
+    handle = _stream(va, views, stream)
+    _swath.sgemm_strided_batched(op_a, op_b, m, n, k, float(alpha), va.pointer, lda, stride_a, vb.pointer, ldb, stride_b,
+                                 float(beta), vc.pointer, ldc, stride_c, batch, handle)
     return c
 
 

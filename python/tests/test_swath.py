@@ -131,6 +131,77 @@ def test_sgemm_refuses_bad_input_and_writes_nothing(rng):
         swath.sgemm(a, b, np.zeros((4, 5), np.float64))
 
 
+def batch_of(rng, batch, rows, cols, layout):
+    """A batch of rows x cols float32 matrices: packed, padded rows, column-major matrices, or products
+    with a gap between them (the batch's stride longer than a matrix)."""
+    if layout == "packed":
+        return positive(rng, (batch, rows, cols))
+    if layout == "padded":
+        return positive(rng, (batch, rows, cols + 5))[:, :, :cols]
+    if layout == "column":
+        return positive(rng, (batch, cols, rows)).transpose(0, 2, 1)
+    return positive(rng, (2 * batch, rows, cols))[::2]  # a matrix's room left empty between products
+
+
+@pytest.mark.parametrize("batch,m,n,k", [(1, 1, 1, 1), (3, 5, 7, 9), (4, 33, 17, 65), (2, 1, 130, 300), (5, 17, 1, 3)])
+@pytest.mark.parametrize("trans_a,trans_b", [(False, False), (True, True), (False, True)])
+def test_sgemm_batched_matches_each_products_reference(rng, batch, m, n, k, trans_a, trans_b):
+    tolerance = 2 * (k + 2) * 2.0 ** -24
+    for layout in ("packed", "padded", "column", "gapped"):
+        a = batch_of(rng, batch, k if trans_a else m, m if trans_a else k, layout)
+        b = batch_of(rng, batch, n if trans_b else k, k if trans_b else n, layout)
+        op_a = np.swapaxes(a, 1, 2).astype(np.float64) if trans_a else a.astype(np.float64)
+        op_b = np.swapaxes(b, 1, 2).astype(np.float64) if trans_b else b.astype(np.float64)
+        c = swath.sgemm_batched(a, b, trans_a=trans_a, trans_b=trans_b)
+        assert isinstance(c, np.ndarray) and c.shape == (batch, m, n) and c.dtype == np.float32
+        assert relative_error(c, op_a @ op_b) <= tolerance, layout
+        # alpha, beta, and C's products with gaps between them that stay untouched.
+        spaced = np.full((batch, m + 2, n), np.nan, dtype=np.float32)
+        c_in = positive(rng, (batch, m, n))
+        spaced[:, :m] = c_in
+        out = swath.sgemm_batched(a, b, spaced[:, :m], alpha=0.5, beta=1.5, trans_a=trans_a, trans_b=trans_b)
+        assert np.shares_memory(out, spaced)
+        assert relative_error(spaced[:, :m], 0.5 * (op_a @ op_b) + 1.5 * c_in.astype(np.float64)) <= tolerance, layout
+        assert np.all(np.isnan(spaced[:, m:])), "a write between C's products"
+
+
+def test_sgemm_batched_shares_a_2d_or_broadcast_operand(rng):
+    a, b = positive(rng, (6, 40, 30)), positive(rng, (30, 20))
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    for shared in (b, np.broadcast_to(b, (6, 30, 20))):  # a matrix, and a batch of stride 0
+        c = np.full((6, 40, 20), np.nan, dtype=np.float32)
+        swath.sgemm_batched(a, shared, c)
+        assert relative_error(c, want) <= 2 * 32 * 2.0 ** -24
+    weights = positive(rng, (40, 30))
+    c = swath.sgemm_batched(weights, positive(rng, (6, 30, 20)))
+    assert c.shape == (6, 40, 20)
+    assert swath.sgemm_batched(positive(rng, (0, 4, 3)), positive(rng, (0, 3, 5))).shape == (0, 4, 5)
+
+
+def test_sgemm_batched_refuses_bad_input_and_writes_nothing(rng):
+    a, b = positive(rng, (3, 4, 2)), positive(rng, (3, 2, 5))
+    c = np.full((3, 4, 5), 7.0, dtype=np.float32)
+    overlapping = np.lib.stride_tricks.as_strided(np.zeros(40, np.float32), (3, 4, 5), (4 * 4, 5 * 4, 4))
+    bad = [
+        (TypeError, dict(a=a.astype(np.float64), b=b)),
+        (ValueError, dict(a=a[0], b=b[0])),                              # no batch
+        (ValueError, dict(a=a, b=positive(rng, (2, 2, 5)))),             # batches differ
+        (ValueError, dict(a=a, b=positive(rng, (3, 3, 5)))),             # inner dimensions differ
+        (ValueError, dict(a=a, b=b, c=np.zeros((3, 5, 4), np.float32))),
+        (ValueError, dict(a=a, b=b, c=np.zeros((4, 5), np.float32))),    # C 2D
+        (ValueError, dict(a=a, b=b, c=np.zeros((3, 5, 4), np.float32).transpose(0, 2, 1))),  # column-major C
+        (ValueError, dict(a=a, b=b, c=overlapping)),                     # C's products overlap
+        (ValueError, dict(a=a[::-1], b=b)),                              # a negative batch stride
+        (ValueError, dict(a=a, b=b, beta=1.0)),                          # beta without C
+    ]
+    for error, arguments in bad:
+        arguments.setdefault("c", None)
+        before = c.copy()
+        with pytest.raises(error):
+            swath.sgemm_batched(**arguments)
+        np.testing.assert_array_equal(c, before)
+
+
 class FakeCudaArray:
     """An object that says its data is on a GPU (as PyTorch and CuPy arrays do)."""
 
@@ -397,6 +468,12 @@ def test_torch_tensors_zero_copy_on_the_current_stream(rng):
         for _ in range(steps):
             want = reference_sweep(want, 1, "star", np.ones(7) / 7, "clamp", 0.0)
         assert relative_error(y.cpu().numpy(), want) <= 1e-5 * steps
+    batch_a = torch.from_numpy(positive(rng, (5, 67, 33))).cuda()
+    batch_b = torch.from_numpy(positive(rng, (5, 33, 45))).cuda()
+    batched = swath.sgemm_batched(batch_a, batch_b)
+    assert isinstance(batched, torch.Tensor) and batched.is_cuda and batched.shape == (5, 67, 45)
+    want = batch_a.double().cpu().numpy() @ batch_b.double().cpu().numpy()
+    assert relative_error(batched.cpu().numpy(), want) <= 2 * (33 + 2) * 2.0 ** -24
     bytes_ = torch.randint(0, 256, (100003,), dtype=torch.uint8, device="cuda")
     counts, outside = swath.histogram(bytes_)
     assert counts.is_cuda and counts.dtype == torch.int64
