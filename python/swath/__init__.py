@@ -94,6 +94,21 @@ def _stored(v: _arrays.View, name: str, transposed: bool) -> Tuple[bool, int, in
                      "2D views (one of the strides 1); make it contiguous first")
 
 
+def _product_output(c: Any, first: _arrays.View, views: Sequence[_arrays.View], names: Sequence[str],
+                    shape: Tuple[int, ...], beta: float) -> Tuple[Any, _arrays.View]:
+    """C of a product whose operands `views` (named `names`) are read: checked to lie in one place,
+    then C as given (float32, as many dimensions as `shape`) or a new array beside `first`."""
+    _same_place(views, names)
+    if c is None:
+        if beta != 0:
+            raise ValueError("c: beta != 0 reads C; pass c")
+        c = _arrays.empty(first, shape, "float32")
+    vc = _arrays.view(c, "c")
+    _dtype(vc, "c", ["float32"])
+    _ndim(vc, "c", [len(shape)])
+    return c, vc
+
+
 def sgemm(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, trans_a: bool = False,
           trans_b: bool = False, stream: Any = None) -> Any:
     """C = alpha · op(A) · op(B) + beta · C in float32; op(X) = X, or X transposed with trans_x.
@@ -115,14 +130,7 @@ def sgemm(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, 
     if k != k_b:
         raise ValueError(f"b: op(a) is {m} x {k} and op(b) {k_b} x {n}: the inner dimensions differ")
     views, names = [va, vb], ["a", "b"]
-    _same_place(views, names)
-    if c is None:
-        if beta != 0:
-            raise ValueError("c: beta != 0 reads C; pass c")
-        c = _arrays.empty(va, (m, n), "float32")
-    vc = _arrays.view(c, "c")
-    _dtype(vc, "c", ["float32"])
-    _ndim(vc, "c", [2])
+    c, vc = _product_output(c, va, views, names, (m, n), beta)
     if vc.shape != (m, n):
         raise ValueError(f"c: expected shape ({m}, {n}), got {vc.shape}")
     if not (vc.row_major() and (m <= 1 or vc.strides[0] >= n)):
@@ -172,14 +180,7 @@ def sgemm_batched(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float
     if k != k_b:
         raise ValueError(f"b: op(a) is {m} x {k} and op(b) {k_b} x {n}: the inner dimensions differ")
     views, names = [va, vb], ["a", "b"]
-    _same_place(views, names)
-    if c is None:
-        if beta != 0:
-            raise ValueError("c: beta != 0 reads C; pass c")
-        c = _arrays.empty(va, (batch, m, n), "float32")
-    vc = _arrays.view(c, "c")
-    _dtype(vc, "c", ["float32"])
-    _ndim(vc, "c", [3])
+    c, vc = _product_output(c, va, views, names, (batch, m, n), beta)
     if vc.shape != (batch, m, n):
         raise ValueError(f"c: expected shape ({batch}, {m}, {n}), got {vc.shape}")
     if not (vc.row_major() and (m <= 1 or vc.strides[1] >= n)):
