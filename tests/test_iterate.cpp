@@ -118,6 +118,31 @@ TEST(IterateSkewedModel, BandShrinksWithDepthAndFitsTheCache) {
   EXPECT_NEAR(four / one, 0.25, 0.01);
 }
 
+// Steps 04-05's model of the pass depth (march_depth_of) on an H100/H200-sized GPU against the depths
+// the H200's sweep measured fastest (docs/journal/stencil.md, "steps 04 and 05": L = 4 in float at
+// radius 1, 583 G/s against 564 at L = 3; L = 2 at radius 2, 30.3 ms against 40.3 at L = 3). A chosen
+// depth is taken as given within the compiled limit and refused past it.
+TEST(IterateMarchModel, ChoosesTheDepthsTheSweepMeasuredAndRefusesDeeperThanCompiled) {
+  launch_context hopper;
+  hopper.sm_count = 132;
+  hopper.capability = 90;
+  const auto depth_of = [&](const std::string& config, const launch_context& launch) {
+    return march_depth_of(make_iterated_problem({{{512, 512, 512}}, config}).sweep, launch);
+  };
+  EXPECT_EQ(depth_of("radius=1 shape=star type=float", hopper), 4);
+  EXPECT_EQ(depth_of("radius=2 shape=star type=float", hopper), 2);
+  for (const char* config : {"radius=1 shape=star type=double", "radius=2 shape=star type=double"}) {
+    const int depth = depth_of(config, hopper);
+    EXPECT_GE(depth, 2) << config;
+    EXPECT_LE(depth, march_depth_limit(config[7] - '0', 8)) << config;
+  }
+  launch_context chosen = hopper;
+  chosen.settings = std::make_shared<const chosen_settings>(chosen_settings{{"fused", "3"}});
+  EXPECT_EQ(depth_of("radius=1 shape=star type=float", chosen), 3);
+  chosen.settings = std::make_shared<const chosen_settings>(chosen_settings{{"fused", "6"}});
+  EXPECT_THROW(depth_of("radius=1 shape=star type=float", chosen), usage_error);
+}
+
 class IterateVariant : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(IterateVariant, MatchesTSweepsOfTheReference) {
