@@ -11,6 +11,9 @@
 //   1.30x / 0.97x / 1.37x step 03 at 384^3 / 1000^3 / 1024^3 and 0.07-0.30x OpenBLAS, in one run
 //   (bench/results/cpu-intel-xeon-2vcpu/2026-11-27-gemm-04-register-tile.json). Why, and what is
 //   next (packing B's 32-column panel): docs/journal/gemm.md, "CPU step 04".
+// - Later: the tile in 512-bit vectors (SWATH_WIDE_VECTORS below), same machine, median of 5: 1024^3
+//   97.8 -> 70.1 ms (22.0 -> 30.6 GFLOP/s), 1000^3 75.1 -> 66.0 ms. The sums still go through the stack
+//   each k (g++ keeps the sum array in memory): the register tile of the prediction is not there yet.
 #include <algorithm>
 
 #include "../../gemm/policies.hpp"
@@ -23,8 +26,17 @@ constexpr int tile_columns = 32;
 
 // C[i0 .. i0 + Rows) × [j0 .. j0 + width) = A's rows times B's columns, the sums in registers. Whole:
 // width is tile_columns (the loops have fixed trip counts, so the sums stay in vector registers).
+// g++ vectorises with 256-bit registers on AVX-512 CPUs unless told otherwise (-mprefer-vector-width);
+// the tile's 8 x 32 sums are then 32 vectors, more than the 32 registers beside B's row and A's
+// broadcast. With 512-bit vectors they are 16 (measured on the 2-vCPU Xeon: 1024^3 97.8 -> 70.1 ms).
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define SWATH_WIDE_VECTORS __attribute__((target("prefer-vector-width=512")))
+#else
+#define SWATH_WIDE_VECTORS
+#endif
+
 template <int Rows, bool Whole>
-void register_tile(const problem& p, const operands& x, std::int64_t i0, std::int64_t j0, std::int64_t width) {
+SWATH_WIDE_VECTORS void register_tile(const problem& p, const operands& x, std::int64_t i0, std::int64_t j0, std::int64_t width) {
   float sum[Rows][tile_columns] = {};
   for (std::int64_t k = 0; k < p.k; ++k) {
     const float* __restrict b = x.b + k * p.n + j0;
