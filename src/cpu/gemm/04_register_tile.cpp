@@ -11,10 +11,14 @@
 //   1.30x / 0.97x / 1.37x step 03 at 384^3 / 1000^3 / 1024^3 and 0.07-0.30x OpenBLAS, in one run
 //   (bench/results/cpu-intel-xeon-2vcpu/2026-11-27-gemm-04-register-tile.json). Why, and what is
 //   next (packing B's 32-column panel): docs/journal/gemm.md, "CPU step 04".
-// - Later: the tile in 512-bit vectors (SWATH_WIDE_VECTORS below), same machine, median of 5: 1024^3
-//   97.8 -> 70.1 ms (22.0 -> 30.6 GFLOP/s), 1000^3 75.1 -> 66.0 ms. The sums still go through the stack
-//   each k (g++ keeps the sum array in memory): the register tile of the prediction is not there yet.
+// - Later (the object code read): g++ had kept the sum array on the stack, loaded and stored every k,
+//   in 256-bit vectors. Whole tiles now hold their sums as 16-float vector values in 512-bit registers
+//   (whole_tile, SWATH_WIDE_VECTORS). Same machine, one run each, median of 10: 1024^3 100.2 -> 44.7 ms
+//   (21.4 -> 48.0 GFLOP/s, 0.20x OpenBLAS), 1000^3 76.7 -> 38.3 ms, 384^3 2.54 -> 0.78 ms (0.65x
+//   OpenBLAS): the prediction's 40-50 GFLOP/s at 1024^3, met once the register tile was in registers
+//   (bench/results/cpu-intel-xeon-2vcpu/2026-11-27-gemm-04-{before-,}vector-sums.json).
 #include <algorithm>
+#include <cstring>
 
 #include "../../gemm/policies.hpp"
 #include "../../gemm/steps.hpp"
@@ -28,7 +32,8 @@ constexpr int tile_columns = 32;
 // width is tile_columns (the loops have fixed trip counts, so the sums stay in vector registers).
 // g++ vectorises with 256-bit registers on AVX-512 CPUs unless told otherwise (-mprefer-vector-width);
 // the tile's 8 x 32 sums are then 32 vectors, more than the 32 registers beside B's row and A's
-// broadcast. With 512-bit vectors they are 16 (measured on the 2-vCPU Xeon: 1024^3 97.8 -> 70.1 ms).
+// broadcast. With 512-bit vectors they are 16 (alone, measured on the 2-vCPU Xeon: 1024^3 97.8 ->
+// 70.1 ms, the sums still on the stack).
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define SWATH_WIDE_VECTORS __attribute__((target("prefer-vector-width=512")))
 #else
@@ -55,10 +60,40 @@ SWATH_WIDE_VECTORS void register_tile(const problem& p, const operands& x, std::
   }
 }
 
+// A whole tile (32 columns) with its sums as vector values: g++ keeps an array of floats in memory
+// across the k loop even when every index is a constant, but Rows x 2 vectors of 16 floats (one
+// AVX-512 register each; four SSE ones elsewhere), the row loop unrolled, stay in registers.
+using vector16 = float __attribute__((vector_size(64)));
+static_assert(tile_columns == 2 * 16, "a whole tile is two 16-float vectors a row");
+
+template <int Rows>
+SWATH_WIDE_VECTORS void whole_tile(const problem& p, const operands& x, std::int64_t i0, std::int64_t j0) {
+  vector16 sum[Rows][2] = {};
+  const float* a_rows = x.a + i0 * p.k;
+  for (std::int64_t k = 0; k < p.k; ++k) {
+    const float* b = x.b + k * p.n + j0;
+    vector16 b_low, b_high;
+    std::memcpy(&b_low, b, sizeof b_low);
+    std::memcpy(&b_high, b + 16, sizeof b_high);
+#pragma GCC unroll 8
+    for (int r = 0; r < Rows; ++r) {
+      const float a = a_rows[r * p.k + k];
+      sum[r][0] += a * b_low;
+      sum[r][1] += a * b_high;
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < Rows; ++r) {
+    float* c = x.c + (i0 + r) * p.n + j0;
+    std::memcpy(c, &sum[r][0], sizeof sum[r][0]);
+    std::memcpy(c + 16, &sum[r][1], sizeof sum[r][1]);
+  }
+}
+
 template <int Rows>
 void tiles_of_rows(const problem& p, const operands& x, std::int64_t i0, std::int64_t j0, std::int64_t width) {
   if (width == tile_columns) {
-    register_tile<Rows, true>(p, x, i0, j0, width);
+    whole_tile<Rows>(p, x, i0, j0);
   } else {
     register_tile<Rows, false>(p, x, i0, j0, width);
   }
