@@ -131,10 +131,10 @@ TEST(IterateMarchModel, ChoosesTheDepthsTheSweepMeasuredAndRefusesDeeperThanComp
   };
   EXPECT_EQ(depth_of("radius=1 shape=star type=float", hopper), 4);
   EXPECT_EQ(depth_of("radius=2 shape=star type=float", hopper), 2);
-  for (const char* config : {"radius=1 shape=star type=double", "radius=2 shape=star type=double"}) {
-    const int depth = depth_of(config, hopper);
-    EXPECT_GE(depth, 2) << config;
-    EXPECT_LE(depth, march_depth_limit(config[7] - '0', 8)) << config;
+  for (const int radius : {1, 2}) {
+    const int depth = depth_of("radius=" + std::to_string(radius) + " shape=star type=double", hopper);
+    EXPECT_GE(depth, 2) << radius;
+    EXPECT_LE(depth, march_depth_limit(radius, 8)) << radius;
   }
   launch_context chosen = hopper;
   chosen.settings = std::make_shared<const chosen_settings>(chosen_settings{{"fused", "3"}});

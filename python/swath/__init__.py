@@ -97,7 +97,7 @@ def _stored(v: _arrays.View, name: str, transposed: bool) -> Tuple[bool, int, in
 def _product_output(c: Any, first: _arrays.View, views: Sequence[_arrays.View], names: Sequence[str],
                     shape: Tuple[int, ...], beta: float) -> Tuple[Any, _arrays.View]:
     """C of a product whose operands `views` (named `names`) are read: checked to lie in one place,
-    then C as given (float32, as many dimensions as `shape`) or a new array beside `first`."""
+    then C as given (float32, of `shape`) or a new array beside `first`."""
     _same_place(views, names)
     if c is None:
         if beta != 0:
@@ -106,6 +106,8 @@ def _product_output(c: Any, first: _arrays.View, views: Sequence[_arrays.View], 
     vc = _arrays.view(c, "c")
     _dtype(vc, "c", ["float32"])
     _ndim(vc, "c", [len(shape)])
+    if vc.shape != shape:
+        raise ValueError(f"c: expected shape {shape}, got {vc.shape}")
     return c, vc
 
 
@@ -131,8 +133,6 @@ def sgemm(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, 
         raise ValueError(f"b: op(a) is {m} x {k} and op(b) {k_b} x {n}: the inner dimensions differ")
     views, names = [va, vb], ["a", "b"]
     c, vc = _product_output(c, va, views, names, (m, n), beta)
-    if vc.shape != (m, n):
-        raise ValueError(f"c: expected shape ({m}, {n}), got {vc.shape}")
     if not (vc.row_major() and (m <= 1 or vc.strides[0] >= n)):
         raise ValueError(f"c: strides {vc.strides} (elements): C must be row-major (its last stride 1)")
     ldc = max(vc.strides[0] if m > 1 else n, n, 1)
@@ -181,8 +181,6 @@ def sgemm_batched(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float
         raise ValueError(f"b: op(a) is {m} x {k} and op(b) {k_b} x {n}: the inner dimensions differ")
     views, names = [va, vb], ["a", "b"]
     c, vc = _product_output(c, va, views, names, (batch, m, n), beta)
-    if vc.shape != (batch, m, n):
-        raise ValueError(f"c: expected shape ({batch}, {m}, {n}), got {vc.shape}")
     if not (vc.row_major() and (m <= 1 or vc.strides[1] >= n)):
         raise ValueError(f"c: strides {vc.strides} (elements): C's matrices must be row-major (its last stride 1)")
     ldc = max(vc.strides[1] if m > 1 else n, n, 1)

@@ -73,7 +73,8 @@ void check_arguments(const char* f, std::int64_t m, std::int64_t n, std::int64_t
 void run_placed(const char* function, const problem& p, const operands& x, stream_t stream) {
   api::call_site site = api::place_call(function, {{"a", x.a}, {"b", x.b}, {"c", x.c}}, stream);
   if (!site.on_device) {
-    // Step 03's band of B from the cache model, for this CPU's L2 and all its threads (policies.cpp).
+    // The CPU steps' band of B (steps 03-04) from the cache model, for this CPU's L2 and all its threads
+    // (policies.cpp).
     problem one = p;
     one.batch = 1;
     const rule& chosen = api::choose<problem, operands>(host_rules, 0, one, x);  // the shape decides, not where

@@ -23,7 +23,6 @@ extern const std::size_t compiled_dispatch_table_count;
 
 namespace {
 
-
 const variant* step_named(std::string_view name) {
   for (const variant& v : steps()) {
     if (v.info.name == name) return &v;

@@ -69,8 +69,8 @@ support rows_on_gpu(const iterated_problem& p) {
 
 support marches_on_gpu(const iterated_problem& p) {
   const problem& s = p.sweep;
-  if (s.dims != 3 || s.form != shape::star) return support::no("step 04 takes 3D stars");
-  if (march_depth_limit(s.radius, static_cast<int>(s.element_bytes())) < 2) return support::no("step 04 takes radius 1 and 2");
+  if (s.dims != 3 || s.form != shape::star) return support::no("steps 04-05 take 3D stars");
+  if (march_depth_limit(s.radius, static_cast<int>(s.element_bytes())) < 2) return support::no("steps 04-05 take radius 1 and 2");
   return fusable_on_gpu(p);
 }
 
@@ -116,15 +116,21 @@ int modelled_depth(const problem& p, const launch_context& launch, const fused_c
   return best;
 }
 
-int chosen_depth(const problem& p, const launch_context& launch, const fused_costs& costs, const char* step) {
+// The `fused` setting: the model's depth (`model()`), or the chosen one within the compiled `limit`.
+template <class Model>
+int chosen_depth(const launch_context& launch, int limit, const char* step, const Model& model) {
   const std::string_view chosen = launch.setting(fused_setting);
-  if (chosen == "model") return modelled_depth(p, launch, costs);
+  if (chosen == "model") return model();
   const auto depth = whole_setting(fused_setting.key, chosen);
-  if (depth > costs.limit) {
+  if (depth > limit) {
     throw usage_error("fused=" + std::string(chosen) + ": " + step + " is compiled for at most " +
-                      std::to_string(costs.limit) + " sweeps a pass at this radius, shape, dimension and type");
+                      std::to_string(limit) + " sweeps a pass at this radius, shape, dimension and type");
   }
   return static_cast<int>(depth);
+}
+
+int chosen_depth(const problem& p, const launch_context& launch, const fused_costs& costs, const char* step) {
+  return chosen_depth(launch, costs.limit, step, [&] { return modelled_depth(p, launch, costs); });
 }
 
 }  // namespace
@@ -157,32 +163,25 @@ int register_rows_depth_of(const problem& p, const launch_context& launch) {
 // bookkeeping (the barrier, the loads and stores and their planes), halved.
 int march_depth_of(const problem& p, const launch_context& launch) {
   const int r = p.radius, limit = march_depth_limit(r, static_cast<int>(p.element_bytes()));
-  const std::string_view chosen = launch.setting(fused_setting);
-  if (chosen != "model") {
-    const auto depth = whole_setting(fused_setting.key, chosen);
-    if (depth > limit) {
-      throw usage_error("fused=" + std::string(chosen) + ": steps 04 and 05 are compiled for at most " + std::to_string(limit) +
-                        " sweeps a pass at this radius and type");
+  return chosen_depth(launch, limit, "steps 04 and 05", [&] {
+    const auto u = static_cast<double>(p.element_bytes());
+    const double fma_cost = u == 4 ? 1.0 : 2.0;
+    const double per_point = (2.0 + 4.0 * r + 2.0 * (2 * r - 1) + 12.0 + 2.0 * (6 * r + 1) * fma_cost) / 2.0;
+    const double issue = std::max(launch.sm_count, 1) * 4.0 * 0.7 * 1.75e9 * 32.0;  // instructions a second
+    const double stream = 2 * u / default_for<double>(copy_bandwidth, launch.capability);  // seconds a point a pass
+    int best = std::min(limit, 2);
+    double best_rate = 0;
+    for (int depth = 2; depth <= limit; ++depth) {
+      const int kept = 32 - 2 * depth * r;
+      if (kept <= 0) break;
+      double computed = 0;  // point-sweeps the tile computes, per kept point and sweep
+      for (int sweep = 1; sweep <= depth; ++sweep) computed += 32.0 * (32 - 2 * sweep * r);
+      computed /= static_cast<double>(depth) * kept * kept;
+      const double rate = depth / (stream + depth * computed * per_point / issue);
+      if (rate > best_rate * 1.02) best = depth, best_rate = rate;
     }
-    return static_cast<int>(depth);
-  }
-  const auto u = static_cast<double>(p.element_bytes());
-  const double fma_cost = u == 4 ? 1.0 : 2.0;
-  const double per_point = (2.0 + 4.0 * r + 2.0 * (2 * r - 1) + 12.0 + 2.0 * (6 * r + 1) * fma_cost) / 2.0;
-  const double issue = std::max(launch.sm_count, 1) * 4.0 * 0.7 * 1.75e9 * 32.0;  // instructions a second
-  const double stream = 2 * u / default_for<double>(copy_bandwidth, launch.capability);  // seconds a point a pass
-  int best = std::min(limit, 2);
-  double best_rate = 0;
-  for (int depth = 2; depth <= limit; ++depth) {
-    const int kept = 32 - 2 * depth * r;
-    if (kept <= 0) break;
-    double computed = 0;  // point-sweeps the tile computes, per kept point and sweep
-    for (int sweep = 1; sweep <= depth; ++sweep) computed += 32.0 * (32 - 2 * sweep * r);
-    computed /= static_cast<double>(depth) * kept * kept;
-    const double rate = depth / (stream + depth * computed * per_point / issue);
-    if (rate > best_rate * 1.02) best = depth, best_rate = rate;
-  }
-  return best;
+    return best;
+  });
 }
 
 // The CPU's pass depth: chosen, else 4 (the traffic falls as 1/d while the band narrows as 1/(d + 1); at

@@ -63,10 +63,11 @@ constexpr int register_rows_depth_limit(int radius, int element_bytes) {
   return radius == 2 ? 2 : 0;
 }
 
-// Steps 04 and 05's limit: 3D stars of radius 1 and 2, a template per depth. Each thread queues 2r + 1 planes
-// of its 2 rows for the input and every sweep but the last: 2 L (2r + 1) values, 30 registers in float
-// at r = 1, L = 5 (of 64: two 512-thread blocks an SM) and 30 at r = 2, L = 3; in double twice the
-// registers, of 128 (ptxas -v, no spills: docs/journal/stencil.md).
+// Steps 04 and 05's limit: 3D stars of radius 1 and 2, a template per depth. Each thread queues 2r + 1
+// planes of its 2 rows for the input and every sweep but the last: 2 L (2r + 1) values, 30 in float at
+// r = 1, L = 5 and at r = 2, L = 3, of 64 registers (two 512-thread blocks an SM); in double twice the
+// registers, of 128. ptxas -v: no spills at radius 1 (step 05: 12 bytes at L = 5); at radius 2, L = 3,
+// 388-548 bytes in float and up to 160 in double (the deepest passes the model does not choose there).
 constexpr int march_depth_limit(int radius, int element_bytes) {
   if (radius == 1) return element_bytes == 4 ? 5 : 4;
   return radius == 2 ? 3 : 0;

@@ -28,8 +28,6 @@ namespace {
 
 constexpr int tile_columns = 32;
 
-// C[i0 .. i0 + Rows) × [j0 .. j0 + width) = A's rows times B's columns, the sums in registers. Whole:
-// width is tile_columns (the loops have fixed trip counts, so the sums stay in vector registers).
 // g++ vectorises with 256-bit registers on AVX-512 CPUs unless told otherwise (-mprefer-vector-width);
 // the tile's 8 x 32 sums are then 32 vectors, more than the 32 registers beside B's row and A's
 // broadcast. With 512-bit vectors they are 16 (alone, measured on the 2-vCPU Xeon: 1024^3 97.8 ->
@@ -40,29 +38,10 @@ constexpr int tile_columns = 32;
 #define SWATH_WIDE_VECTORS
 #endif
 
-template <int Rows, bool Whole>
-SWATH_WIDE_VECTORS void register_tile(const problem& p, const operands& x, std::int64_t i0, std::int64_t j0, std::int64_t width) {
-  float sum[Rows][tile_columns] = {};
-  for (std::int64_t k = 0; k < p.k; ++k) {
-    const float* __restrict b = x.b + k * p.n + j0;
-    float b_row[tile_columns];
-#pragma omp simd
-    for (int j = 0; j < tile_columns; ++j) b_row[j] = Whole || j < width ? b[Whole ? j : std::min<std::int64_t>(j, width - 1)] : 0.0f;
-    for (int r = 0; r < Rows; ++r) {
-      const float a = x.a[(i0 + r) * p.k + k];
-#pragma omp simd
-      for (int j = 0; j < tile_columns; ++j) sum[r][j] += a * b_row[j];
-    }
-  }
-  for (int r = 0; r < Rows; ++r) {
-    float* __restrict c = x.c + (i0 + r) * p.n + j0;
-    for (std::int64_t j = 0; j < (Whole ? tile_columns : width); ++j) c[j] = sum[r][j];
-  }
-}
-
-// A whole tile (32 columns) with its sums as vector values: g++ keeps an array of floats in memory
-// across the k loop even when every index is a constant, but Rows x 2 vectors of 16 floats (one
-// AVX-512 register each; four SSE ones elsewhere), the row loop unrolled, stay in registers.
+// C[i0 .. i0 + Rows) × [j0 .. j0 + 32) = A's rows times B's columns, a whole tile, its sums as vector
+// values: g++ keeps an array of floats in memory across the k loop even when every index is a
+// constant, but Rows x 2 vectors of 16 floats (one AVX-512 register each; four SSE ones elsewhere), the
+// row loop unrolled, stay in registers.
 using vector16 = float __attribute__((vector_size(64)));
 static_assert(tile_columns == 2 * 16, "a whole tile is two 16-float vectors a row");
 
@@ -90,12 +69,34 @@ SWATH_WIDE_VECTORS void whole_tile(const problem& p, const operands& x, std::int
   }
 }
 
+// The band's last tile, `width` < 32 columns: B's row padded with zeros to 32 (its loads clamped to
+// the row), the sums written back for the columns there are.
+template <int Rows>
+SWATH_WIDE_VECTORS void narrow_tile(const problem& p, const operands& x, std::int64_t i0, std::int64_t j0, std::int64_t width) {
+  float sum[Rows][tile_columns] = {};
+  for (std::int64_t k = 0; k < p.k; ++k) {
+    const float* __restrict b = x.b + k * p.n + j0;
+    float b_row[tile_columns];
+#pragma omp simd
+    for (int j = 0; j < tile_columns; ++j) b_row[j] = j < width ? b[std::min<std::int64_t>(j, width - 1)] : 0.0f;
+    for (int r = 0; r < Rows; ++r) {
+      const float a = x.a[(i0 + r) * p.k + k];
+#pragma omp simd
+      for (int j = 0; j < tile_columns; ++j) sum[r][j] += a * b_row[j];
+    }
+  }
+  for (int r = 0; r < Rows; ++r) {
+    float* __restrict c = x.c + (i0 + r) * p.n + j0;
+    for (std::int64_t j = 0; j < width; ++j) c[j] = sum[r][j];
+  }
+}
+
 template <int Rows>
 void tiles_of_rows(const problem& p, const operands& x, std::int64_t i0, std::int64_t j0, std::int64_t width) {
   if (width == tile_columns) {
     whole_tile<Rows>(p, x, i0, j0);
   } else {
-    register_tile<Rows, false>(p, x, i0, j0, width);
+    narrow_tile<Rows>(p, x, i0, j0, width);
   }
 }
 

@@ -52,8 +52,8 @@ inline T multiply_add(T w, T v, T sum) {
 // `count` (≤ chunk; Count when it is known at compile time, else 0) consecutive outputs from `in`:
 // every tap accumulated in registers (tap k reads in + offsets[k]), then one store each.
 template <std::int64_t Count, class T>
-SWATH_NO_UNROLL_AND_JAM void accumulate_chunk(const T* in, T* __restrict out, std::int64_t count, const std::vector<T>& weights,
-                      const std::vector<std::int64_t>& offsets) {
+SWATH_NO_UNROLL_AND_JAM void accumulate_chunk(const T* in, T* __restrict out, std::int64_t count,
+                                              const std::vector<T>& weights, const std::vector<std::int64_t>& offsets) {
   T acc[chunk];
   const std::int64_t n = Count > 0 ? Count : count;
   const T* __restrict first = in + offsets[0];
