@@ -53,6 +53,12 @@ int check_every_configuration(const iterated_variant& v, const std::vector<bench
 }
 
 // The row's settings at each literal value (fused=model ...), and the numbers the tests name.
+// Steps 04-06: the marches, compiled to march_depth_limit.
+bool marches(const iterated_variant& v) {
+  const std::string_view name = v.info.name;
+  return name.ends_with("04_unrolled_march") || name.ends_with("05_one_barrier_a_step") || name.ends_with("06_four_row_march");
+}
+
 std::vector<std::string> settings_of(const iterated_variant& v, const std::vector<std::string>& numbers) {
   std::vector<std::string> settings = {""};
   for (const std::string& value : testing::each_setting_value(v.info)) settings.push_back(value);
@@ -118,23 +124,27 @@ TEST(IterateSkewedModel, BandShrinksWithDepthAndFitsTheCache) {
   EXPECT_NEAR(four / one, 0.25, 0.01);
 }
 
-// Steps 04-05's model of the pass depth (march_depth_of) on an H100/H200-sized GPU against the depths
-// the H200's sweep measured fastest (docs/journal/stencil.md, "steps 04 and 05": L = 4 in float at
-// radius 1, 583 G/s against 564 at L = 3; L = 2 at radius 2, 30.3 ms against 40.3 at L = 3). A chosen
-// depth is taken as given within the compiled limit and refused past it.
+// Steps 04-06's model of the pass depth (march_depth_of) on an H100/H200-sized GPU against the depths
+// the H200's sweep of step 04 measured fastest (docs/journal/stencil.md, "steps 04 and 05": L = 4 in
+// float at radius 1, 583 G/s against 564 at L = 3; L = 2 at radius 2, 30.3 ms against 40.3 at L = 3);
+// step 06's four rows a thread keep the same choices. A chosen depth is taken as given within the compiled
+// limit and refused past it.
 TEST(IterateMarchModel, ChoosesTheDepthsTheSweepMeasuredAndRefusesDeeperThanCompiled) {
   launch_context hopper;
   hopper.sm_count = 132;
   hopper.capability = 90;
-  const auto depth_of = [&](const std::string& config, const launch_context& launch) {
-    return march_depth_of(make_iterated_problem({{{512, 512, 512}}, config}).sweep, launch);
+  const auto depth_of = [&](const std::string& config, const launch_context& launch, march_layout (*layout)(int) = two_row_layout) {
+    const problem p = make_iterated_problem({{{512, 512, 512}}, config}).sweep;
+    return march_depth_of(p, launch, layout(static_cast<int>(p.element_bytes())));
   };
-  EXPECT_EQ(depth_of("radius=1 shape=star type=float", hopper), 4);
-  EXPECT_EQ(depth_of("radius=2 shape=star type=float", hopper), 2);
-  for (const int radius : {1, 2}) {
-    const int depth = depth_of("radius=" + std::to_string(radius) + " shape=star type=double", hopper);
-    EXPECT_GE(depth, 2) << radius;
-    EXPECT_LE(depth, march_depth_limit(radius, 8)) << radius;
+  for (const auto layout : {two_row_layout, four_row_layout}) {
+    EXPECT_EQ(depth_of("radius=1 shape=star type=float", hopper, layout), 4);
+    EXPECT_EQ(depth_of("radius=2 shape=star type=float", hopper, layout), 2);
+    for (const int radius : {1, 2}) {
+      const int depth = depth_of("radius=" + std::to_string(radius) + " shape=star type=double", hopper, layout);
+      EXPECT_GE(depth, 2) << radius;
+      EXPECT_LE(depth, march_depth_limit(radius, 8)) << radius;
+    }
   }
   launch_context chosen = hopper;
   chosen.settings = std::make_shared<const chosen_settings>(chosen_settings{{"fused", "3"}});
@@ -186,10 +196,11 @@ TEST_P(GpuIterateVariant, MatchesTSweepsOfTheReferenceIn3d) {
   const bool small = std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr;
   // Under the sanitizers (SWATH_SMALL_GPU_TESTS) one size, radius 1, T = 3: each check is T launches of
   // the step and of the reference, and memcheck slows every launch to tens of milliseconds.
-  // 90 x 77 x 50: some tiles lie wholly inside the grid and some z chunks away from both faces at every
-  // pass depth, so the fused steps' paths for the grid's middle run too (smaller grids are all edges).
-  const std::vector<bench::size_spec> sizes = small ? std::vector<bench::size_spec>{{{33, 31, 9}}, {{90, 77, 20}}}
-                                                    : std::vector<bench::size_spec>{{{1, 1, 1}}, {{5, 3, 2}}, {{33, 31, 9}}, {{70, 45, 131}}, {{90, 77, 50}}};
+  // 90 x 141 x 50: some tiles lie wholly inside the grid and some z chunks away from both faces at every
+  // pass depth, step 06's 32 x 64 tiles included, so the fused steps' paths for the grid's middle run
+  // too (smaller grids are all edges).
+  const std::vector<bench::size_spec> sizes = small ? std::vector<bench::size_spec>{{{33, 31, 9}}, {{90, 141, 20}}}
+                                                    : std::vector<bench::size_spec>{{{1, 1, 1}}, {{5, 3, 2}}, {{33, 31, 9}}, {{70, 45, 131}}, {{90, 141, 50}}};
   const int checked = check_every_configuration(v, sizes, small ? std::vector<const char*>{"1"} : std::vector<const char*>{"1", "2", "3", "4"},
                                                 small ? std::vector<const char*>{"3"} : std::vector<const char*>{"0", "1", "3", "7"},
                                                 settings_of(v, {"fused=1", "fused=2"}));
@@ -222,7 +233,7 @@ TEST_P(GpuIterateVariant, MatchesOnPitchedGridsAndAtEachPassDepth) {
       if (!v.supports(p).ok()) continue;
       const int u = static_cast<int>(p.sweep.element_bytes());
       const int limit = v.info.name.ends_with("03_register_rows")  ? register_rows_depth_limit(p.sweep.radius, u)
-                        : v.info.name.ends_with("04_unrolled_march") || v.info.name.ends_with("05_one_barrier_a_step") ? march_depth_limit(p.sweep.radius, u)
+                        : marches(v)                                 ? march_depth_limit(p.sweep.radius, u)
                                                                      : fused_depth_limit(3, p.sweep.radius, p.sweep.form, u);
       if (!v.info.settings.empty() && *depth != '\0' && std::atoi(depth + 7) > limit) continue;
       const auto result = check_config(v, size, config);

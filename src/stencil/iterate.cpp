@@ -69,8 +69,8 @@ support rows_on_gpu(const iterated_problem& p) {
 
 support marches_on_gpu(const iterated_problem& p) {
   const problem& s = p.sweep;
-  if (s.dims != 3 || s.form != shape::star) return support::no("steps 04-05 take 3D stars");
-  if (march_depth_limit(s.radius, static_cast<int>(s.element_bytes())) < 2) return support::no("steps 04-05 take radius 1 and 2");
+  if (s.dims != 3 || s.form != shape::star) return support::no("steps 04-06 take 3D stars");
+  if (march_depth_limit(s.radius, static_cast<int>(s.element_bytes())) < 2) return support::no("steps 04-06 take radius 1 and 2");
   return fusable_on_gpu(p);
 }
 
@@ -151,32 +151,39 @@ int register_rows_depth_of(const problem& p, const launch_context& launch) {
   return chosen_depth(p, launch, costs, "step 03");
 }
 
-// Steps 04 and 05: a pass's time per kept point is the sum, not the larger, of streaming it (2u bytes
-// at the copy bandwidth B) and computing its sweeps: L c(L) point-sweeps, c(L) the tile's computed
-// points per kept point (the warps skip the sweeps their rows do not need: sweep τ runs 32 - 2τr of
-// 32 rows, all 32 lanes), each costing `per_point` instructions at 0.7 of the SM's 4 warp-instructions
-// a clock (ncu on step 04: 2.79 a clock issued, 0.70). The sum fits the H200's sweep of L (512^3 float,
-// r = 1, T = 64: 470, 564, 583, 561 G point-sweeps/s at L = 2-5, within 3% of a + b L c(L)): each block
-// marches in step with its barriers, so its loads do not overlap its arithmetic. per_point, for each
-// thread's two points a sweep: 2 shared stores, 4r x loads, 2(2r - 1) y loads (the rows' taps on each
-// other come from registers), 2(6r + 1) FMAs (a double FMA takes the pipe twice) and about 12 of
-// bookkeeping (the barrier, the loads and stores and their planes), halved.
-int march_depth_of(const problem& p, const launch_context& launch) {
+// Steps 04-06: a pass's time per kept point is the sum, not the larger, of streaming it (2u bytes at
+// the copy bandwidth B) and computing its sweeps: L c(L) point-sweeps, c(L) the tile's computed points
+// per kept point (a warp is a row of threads: it skips the sweeps none of its rows is needed for, sweep
+// τ needing rows τr .. tile_y - τr - 1; all 32 lanes compute), each costing `per_point` instructions at
+// 0.7 of the SM's 4 warp-instructions a clock (ncu on step 04: 2.79 a clock issued, 0.70). The sum fits
+// the H200's sweep of L for step 04 (512^3 float, r = 1, T = 64: 470, 564, 583, 561 G point-sweeps/s at
+// L = 2-5, within 3% of a + b L c(L)): each block marches in step with its barriers, so its loads do not
+// overlap its arithmetic. per_point, for a thread's `rows` points a sweep: a shared store each, 2r x
+// loads each, r(r + 1) y loads (the taps that fall outside the thread's rows; the rest come from
+// registers), 6r + 1 FMAs each (a double FMA takes the pipe twice) and about 12 of bookkeeping (the
+// barrier, the loads and stores and their planes), over the rows.
+int march_depth_of(const problem& p, const launch_context& launch, march_layout layout) {
   const int r = p.radius, limit = march_depth_limit(r, static_cast<int>(p.element_bytes()));
-  return chosen_depth(launch, limit, "steps 04 and 05", [&] {
+  return chosen_depth(launch, limit, "steps 04-06", [&] {
     const auto u = static_cast<double>(p.element_bytes());
     const double fma_cost = u == 4 ? 1.0 : 2.0;
-    const double per_point = (2.0 + 4.0 * r + 2.0 * (2 * r - 1) + 12.0 + 2.0 * (6 * r + 1) * fma_cost) / 2.0;
+    const int rows = layout.rows, tile_y = layout.tile_y();
+    const double per_point = (rows * (1.0 + 2.0 * r + (6 * r + 1) * fma_cost) + r * (r + 1.0) + 12.0) / rows;
     const double issue = std::max(launch.sm_count, 1) * 4.0 * 0.7 * 1.75e9 * 32.0;  // instructions a second
     const double stream = 2 * u / default_for<double>(copy_bandwidth, launch.capability);  // seconds a point a pass
     int best = std::min(limit, 2);
     double best_rate = 0;
     for (int depth = 2; depth <= limit; ++depth) {
-      const int kept = 32 - 2 * depth * r;
-      if (kept <= 0) break;
+      const int kept_x = 32 - 2 * depth * r, kept_y = tile_y - 2 * depth * r;
+      if (kept_x <= 0 || kept_y <= 0) break;
       double computed = 0;  // point-sweeps the tile computes, per kept point and sweep
-      for (int sweep = 1; sweep <= depth; ++sweep) computed += 32.0 * (32 - 2 * sweep * r);
-      computed /= static_cast<double>(depth) * kept * kept;
+      for (int sweep = 1; sweep <= depth; ++sweep) {
+        for (int row0 = 0; row0 < tile_y; row0 += rows) {
+          const bool needed = row0 + rows - 1 >= sweep * r && row0 <= tile_y - 1 - sweep * r;
+          if (needed) computed += 32.0 * rows;
+        }
+      }
+      computed /= static_cast<double>(depth) * kept_x * kept_y;
       const double rate = depth / (stream + depth * computed * per_point / issue);
       if (rate > best_rate * 1.02) best = depth, best_rate = rate;
     }

@@ -73,11 +73,27 @@ constexpr int march_depth_limit(int radius, int element_bytes) {
   return radius == 2 ? 3 : 0;
 }
 
+// The marches' layouts: a block of 32 x `threads_y` threads over a tile of 32 x (threads_y x rows)
+// columns, each thread owning `rows` consecutive rows of its column. Step 04 (and 05): 32 x 16 threads,
+// two rows each, two blocks an SM in float (64 registers), one in double. Step 06: 32 x 8 threads, four
+// rows each, over the same 32 x 32 tile, two blocks an SM in float (128 registers), one in double (the
+// queues take twice the registers; up to 255 at 256 threads). The registers a thread's queues take grow
+// with its rows as the threads a block shrink, so march_depth_limit holds for both. (Step 06's first
+// layout, 32 x 16 threads over 32 x 64 at one block an SM, measured 0.88x step 04: docs/journal/stencil.md.)
+struct march_layout {
+  int threads_y;
+  int rows;
+  int min_blocks;  // blocks an SM the kernel asks the register allocator for
+  [[nodiscard]] constexpr int tile_y() const { return threads_y * rows; }
+};
+constexpr march_layout two_row_layout(int element_bytes) { return {16, 2, element_bytes == 4 ? 2 : 1}; }
+constexpr march_layout four_row_layout(int element_bytes) { return {8, 4, element_bytes == 4 ? 2 : 1}; }
+
 // The sweeps a pass of step 02 (GPU) fuses: the chosen number, else the model's, within its compiled
 // limit for this radius, shape, dimension and type (0: the step cannot fuse this problem).
 int fused_depth_of(const problem& p, const launch_context& launch);
 int register_rows_depth_of(const problem& p, const launch_context& launch);  // step 03's, the same way
-int march_depth_of(const problem& p, const launch_context& launch);          // steps 04 and 05's, the same way
+int march_depth_of(const problem& p, const launch_context& launch, march_layout layout);  // steps 04-06's, the same way
 
 // The CPU skewed step's band: the widest band whose rows in flight for `depth` fused sweeps fit the
 // cache (schedule::skewed_column_width), and narrow enough to give each thread one, unless chosen. Its
@@ -90,7 +106,7 @@ support any_iterated(const iterated_problem& p);
 support skewable(const iterated_problem& p);     // 2D, rows back to back, boundary other than periodic
 support fusable_on_gpu(const iterated_problem& p);  // boundary other than periodic, a depth >= 2 compiled
 support rows_on_gpu(const iterated_problem& p);     // the same, 3D stars of radius 1 or 2
-support marches_on_gpu(const iterated_problem& p);  // steps 04 and 05: as step 03
+support marches_on_gpu(const iterated_problem& p);  // steps 04-06: as step 03
 
 // T single sweeps of the library's apply (host or device: where the operands are).
 void repeated_sweeps(const iterated_problem&, const sweep_operands&, const launch_context&);  // cpu/iterate/01_sweeps.cpp
@@ -102,6 +118,7 @@ void fused_planes(const iterated_problem&, const sweep_operands&, const launch_c
 void register_rows(const iterated_problem&, const sweep_operands&, const launch_context&);   // cuda/iterate/03_register_rows.cu
 void unrolled_march(const iterated_problem&, const sweep_operands&, const launch_context&);  // cuda/iterate/04_unrolled_march.cu
 void one_barrier_a_step(const iterated_problem&, const sweep_operands&, const launch_context&);  // cuda/iterate/05_one_barrier_a_step.cu
+void four_row_march(const iterated_problem&, const sweep_operands&, const launch_context&);  // cuda/iterate/06_four_row_march.cu
 // Copies the grid in to out on the launch's stream (T = 0), pads untouched.
 void copy_grid(const problem& p, const void* in, void* out, const launch_context& launch);
 }

@@ -180,7 +180,7 @@ class iterated_family_adapter final : public bench::table_family<iterated_varian
       for (const char* d : {"2", "3", "4"}) cases.push_back(spec_of("512x512x512", std::string("radius=1 shape=star type=float sweeps=64 fused=") + d));
       cases.push_back(spec_of("512x512x512", "radius=1 shape=star type=double sweeps=64 fused=3"));
     }
-    if (info.name.ends_with("04_unrolled_march") || info.name.ends_with("05_one_barrier_a_step")) {
+    if (info.name.ends_with("04_unrolled_march") || info.name.ends_with("05_one_barrier_a_step") || info.name.ends_with("06_four_row_march")) {
       for (const char* d : {"2", "3", "4", "5"}) cases.push_back(spec_of("512x512x512", std::string("radius=1 shape=star type=float sweeps=64 fused=") + d));
       for (const char* d : {"2", "3", "4"}) cases.push_back(spec_of("512x512x512", std::string("radius=1 shape=star type=double sweeps=64 fused=") + d));
       for (const char* d : {"2", "3"}) cases.push_back(spec_of("512x512x512", std::string("radius=2 shape=star type=float sweeps=64 fused=") + d));

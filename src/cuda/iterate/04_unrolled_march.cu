@@ -34,86 +34,13 @@
 // plane offsets and the face tests confined to the steps near a face, 564 G/s at L = 3 and 583 at L = 4:
 // 1.10x the roofline, 1.19x T sweeps (double 1.13x, 1.20x). The library takes it for 3D 7-point stars.
 // docs/journal/stencil.md, "Iterated sweeps on the GPU: steps 04 and 05".
-#include "march.cuh"
+#include "unrolled_march.cuh"
 
 namespace swath::stencil::cuda {
 namespace {
 
-template <class T, int R, int L, bool Edge>
-__device__ __forceinline__ void unrolled_march(const T* __restrict__ in, T* __restrict__ out, const frame& f, T edge_value,
-                                               const march::rows<T, R, L, Edge>& at, T* shared,
-                                               const weights<T, 6 * R + 1>& c) {
-  using C = march::config<T, R>;
-  constexpr int Q = 2 * R + 1, halo = L * R;
-  using march::slot_of;
-
-  // q[s][j][slot]: sweep s's planes of row j (s = 0 the input), L of them: the last sweep is stored.
-  T q[L][2][Q];
-#pragma unroll
-  for (int s = 0; s < L; ++s)
-#pragma unroll
-    for (int j = 0; j < 2; ++j)
-#pragma unroll
-      for (int k = 0; k < Q; ++k) q[s][j][k] = T(0);
-
-  // The march: step s loads plane s and sweep τ computes plane s - τ r. Planes z0 - L r .. z1 - 1 + L r
-  // of the input feed planes z0 .. z1 - 1 of the last sweep (clipped to the grid at the faces).
-  const int first = max(0, at.z0 - halo), last = at.z1 - 1 + halo;
-  T next[2];
-#pragma unroll
-  for (int j = 0; j < 2; ++j) next[j] = at.inside[j] ? in[static_cast<std::int64_t>(first) * f.sz + at.offset[j]] : edge_value;
-  std::int64_t load_plane = static_cast<std::int64_t>(first + 1) * f.sz;   // the plane the next load reads
-  std::int64_t store_plane = static_cast<std::int64_t>(first - halo) * f.sz;  // the plane the last sweep writes
-
-  // Step s at unrolled phase P (plane z of a sweep in slot (z - first) mod Q); Face: the z boundary's tests.
-  const auto step = [&]<int P, bool Face>(int s) {
-    march::take_input<Face>(at, q[0], next, P, s, in, load_plane, f, edge_value);
-    load_plane += f.sz;
-#pragma unroll
-    for (int sweep = 1; sweep <= L; ++sweep) {
-      T* plane = shared + (sweep - 1) * C::plane_size;
-      const int centre_at = -sweep * R;  // the plane this sweep computes, from s
-      // Sweep - 1's plane z in shared memory for this sweep's in-plane taps (its reader waits below).
-      if (sweep - 1 <= at.reach) {
-#pragma unroll
-        for (int j = 0; j < 2; ++j) plane[at.own[j]] = q[sweep - 1][j][slot_of<Q>(P, centre_at)];
-      }
-      __syncthreads();
-      if (sweep > at.reach) continue;
-      const int z = s - sweep * R;
-#pragma unroll
-      for (int j = 0; j < 2; ++j) {
-        const T result = march::sweep_point<Face>(at, j, q[sweep - 1], P, centre_at, plane, z, f, edge_value, c);
-        if (sweep == L) {
-          if (at.stores[j] && z >= at.z0 && z < at.z1) out[store_plane + at.offset[j]] = result;
-        } else {
-          march::push<Face>(q[sweep < L ? sweep : 0][j], P, centre_at, z, result, f, edge_value);
-        }
-      }
-    }
-    store_plane += f.sz;
-    if constexpr (L == 1) __syncthreads();  // the one sweep's plane is rewritten next step: wait for its readers
-  };
-  // A few steps past `last` compute planes that are neither stored nor read.
-  march::climb<Q, L>(first, last, f.nz, R, R, step);
-}
-
-template <class T, int R, int L>
-__global__ void __launch_bounds__(march::config<T, R>::bx* march::config<T, R>::by, march::config<T, R>::min_blocks)
-    unrolled_march_kernel(const T* __restrict__ in, T* __restrict__ out, frame f, T edge_value, int z_chunk,
-                          const __grid_constant__ weights<T, 6 * R + 1> c) {
-  extern __shared__ __align__(16) unsigned char shared_raw[];
-  T* shared = reinterpret_cast<T*>(shared_raw);  // [sweep 0 .. L - 1][width][width]
-  march::run_block<T, R, L>(f, z_chunk, shared, L, [&]<bool Edge>(const march::rows<T, R, L, Edge>& at) {
-    unrolled_march<T, R, L, Edge>(in, out, f, edge_value, at, shared, c);
-  });
-}
-
-struct unrolled_step {
+struct unrolled_step : march::unrolled_kernels<two_row_layout> {
   static constexpr const char* name = "iterate step 04";
-  static constexpr int planes(int depth) { return depth; }  // one a sweep but the last, and the input's
-  template <class T, int R, int L>
-  static auto kernel() { return unrolled_march_kernel<T, R, L>; }
 };
 
 }  // namespace

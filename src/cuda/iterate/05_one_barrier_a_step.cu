@@ -29,30 +29,29 @@
 namespace swath::stencil::cuda {
 namespace {
 
-template <class T, int R, int L, bool Edge>
+template <class C, int L, bool Edge, class T = typename C::value, int R = C::radius>
 __device__ __forceinline__ void one_barrier_march(const T* __restrict__ in, T* __restrict__ out, const frame& f, T edge_value,
-                                                  const march::rows<T, R, L, Edge>& at, T* shared,
+                                                  const march::rows<C, L, Edge>& at, T* shared,
                                                   const weights<T, 6 * R + 1>& c) {
-  using C = march::config<T, R>;
   constexpr int Q = 2 * R + 1, halo = L * R;
   constexpr int lag = R + 1;  // each sweep's distance behind the one before
   using march::slot_of;
 
   // q[s][j][slot]: sweep s's planes of row j (s = 0 the input), L of them: the last sweep is stored.
-  T q[L][2][Q];
+  T q[L][C::rows][Q];
 #pragma unroll
   for (int s = 0; s < L; ++s)
 #pragma unroll
-    for (int j = 0; j < 2; ++j)
+    for (int j = 0; j < C::rows; ++j)
 #pragma unroll
       for (int k = 0; k < Q; ++k) q[s][j][k] = T(0);
 
   // The march: step s loads plane s and sweep τ computes plane s - τ (r + 1). Planes z0 - L r ..
   // z1 + L r - 1 of the input feed planes z0 .. z1 - 1 of the last sweep (clipped to the grid).
   const int first = max(0, at.z0 - halo), last = at.z1 - 1 + L * lag;
-  T next[2];
+  T next[C::rows];
 #pragma unroll
-  for (int j = 0; j < 2; ++j) next[j] = at.inside[j] ? in[static_cast<std::int64_t>(first) * f.sz + at.offset[j]] : edge_value;
+  for (int j = 0; j < C::rows; ++j) next[j] = at.inside[j] ? in[static_cast<std::int64_t>(first) * f.sz + at.offset[j]] : edge_value;
   std::int64_t load_plane = static_cast<std::int64_t>(first + 1) * f.sz;      // the plane the next load reads
   std::int64_t store_plane = static_cast<std::int64_t>(first - L * lag) * f.sz;  // the plane the last sweep writes
 
@@ -69,7 +68,7 @@ __device__ __forceinline__ void one_barrier_march(const T* __restrict__ in, T* _
       const int centre_at = -sweep * lag;  // the plane this sweep computes, from s
       const int z = s - sweep * lag;       // sweep - 1 holds planes z - r .. z + r, the newest a step old
 #pragma unroll
-      for (int j = 0; j < 2; ++j) {
+      for (int j = 0; j < C::rows; ++j) {
         const T result = march::sweep_point<Face>(at, j, q[sweep - 1], P, centre_at, plane, z, f, edge_value, c);
         if (sweep == L) {
           if (at.stores[j] && z >= at.z0 && z < at.z1) out[store_plane + at.offset[j]] = result;
@@ -84,7 +83,7 @@ __device__ __forceinline__ void one_barrier_march(const T* __restrict__ in, T* _
     // Sweep 0 (the input), and its plane s - r for sweep 1's next step.
     march::take_input<Face>(at, q[0], next, P, s, in, load_plane, f, edge_value);
 #pragma unroll
-    for (int j = 0; j < 2; ++j) writing[at.own[j]] = q[0][j][slot_of<Q>(P, -R)];
+    for (int j = 0; j < C::rows; ++j) writing[at.own[j]] = q[0][j][slot_of<Q>(P, -R)];
     load_plane += f.sz;
     store_plane += f.sz;
     __syncthreads();
@@ -93,22 +92,24 @@ __device__ __forceinline__ void one_barrier_march(const T* __restrict__ in, T* _
   march::climb<Q, L>(first, last, f.nz, R, lag, step);
 }
 
-template <class T, int R, int L>
-__global__ void __launch_bounds__(march::config<T, R>::bx* march::config<T, R>::by, march::config<T, R>::min_blocks)
+template <class C, int L, class T = typename C::value, int R = C::radius>
+__global__ void __launch_bounds__(C::bx* C::by, C::min_blocks)
     one_barrier_kernel(const T* __restrict__ in, T* __restrict__ out, frame f, T edge_value, int z_chunk,
                        const __grid_constant__ weights<T, 6 * R + 1> c) {
   extern __shared__ __align__(16) unsigned char shared_raw[];
-  T* shared = reinterpret_cast<T*>(shared_raw);  // [step parity][sweep 0 .. L - 1][width][width]
-  march::run_block<T, R, L>(f, z_chunk, shared, 2 * L, [&]<bool Edge>(const march::rows<T, R, L, Edge>& at) {
-    one_barrier_march<T, R, L, Edge>(in, out, f, edge_value, at, shared, c);
+  T* shared = reinterpret_cast<T*>(shared_raw);  // [step parity][sweep 0 .. L - 1][width_y][width_x]
+  march::run_block<C, L>(f, z_chunk, shared, 2 * L, [&]<bool Edge>(const march::rows<C, L, Edge>& at) {
+    one_barrier_march<C, L, Edge>(in, out, f, edge_value, at, shared, c);
   });
 }
 
 struct one_barrier_step {
   static constexpr const char* name = "iterate step 05";
+  template <class T>
+  static constexpr march_layout layout() { return two_row_layout(static_cast<int>(sizeof(T))); }
   static constexpr int planes(int depth) { return 2 * depth; }  // two buffers of step 04's planes
   template <class T, int R, int L>
-  static auto kernel() { return one_barrier_kernel<T, R, L>; }
+  static auto kernel() { return one_barrier_kernel<march::config<T, R, layout<T>()>, L>; }
 };
 
 }  // namespace

@@ -1,10 +1,12 @@
 #pragma once
-// What the unrolled marches (steps 04 and 05) share: the block's tile and thread layout, the decisions a
-// thread makes once (its two rows, their boundary, their tap offsets, the sweeps its warp runs), the
-// block's choice of path, and the host's passes. A step supplies its march: how a step of z runs.
+// What the unrolled marches (steps 04-06) share: the block's tile and thread layout, the decisions a
+// thread makes once (its rows, their boundary, their tap offsets, the sweeps its warp runs), the
+// block's choice of path, and the host's passes. A step supplies its march (how a step of z runs) and
+// its layout (march_layout, iterate.hpp).
 //
-// A block is 32 x 16 threads over a tile of 32 x 32 columns; each thread owns two rows of its column
-// (2 ty and 2 ty + 1). A pass of L sweeps keeps the tile's middle, L r narrower on each side. Blocks
+// A block is 32 x by threads over a tile of 32 x (by rows) columns; each thread owns `rows` consecutive
+// rows of its column (rows ty .. rows ty + rows - 1). A pass of L sweeps keeps the tile's middle, L r
+// narrower on each side. Blocks
 // whose tile crosses an x-y face of the grid take the edge path (the boundary's neighbours,
 // precomputed per thread, and the columns outside the grid, which hold the constant or are never read);
 // all others read their neighbours directly.
@@ -16,17 +18,18 @@
 
 namespace swath::stencil::cuda::march {
 
-template <class T, int R>
+template <class T, int R, march_layout Layout>
 struct config {
-  static constexpr int bx = 32, by = 16, rows = 2;  // threads; rows a thread owns
-  static constexpr int tile = by * rows;            // 32 x 32 columns
-  static constexpr int width = tile + 2 * R;        // a plane's rows and columns, r of pad each side
-  static constexpr int plane_size = width * width;
+  using value = T;
+  static constexpr int radius = R;
+  static constexpr march_layout layout = Layout;
+  static constexpr int bx = 32, by = Layout.threads_y, rows = Layout.rows;  // threads; rows a thread owns
+  static constexpr int tile_x = bx, tile_y = Layout.tile_y();                // columns
+  static constexpr int width_x = tile_x + 2 * R, width_y = tile_y + 2 * R;  // a plane's, r of pad each side
+  static constexpr int plane_size = width_x * width_y;
   static constexpr int taps = 6 * R + 1;
   static constexpr int depth = march_depth_limit(R, static_cast<int>(sizeof(T)));
-  // Blocks an SM asked of the register allocator: two in float (64 registers), one in double (128: the
-  // queues hold twice the registers).
-  static constexpr int min_blocks = sizeof(T) == 4 ? 2 : 1;
+  static constexpr int min_blocks = Layout.min_blocks;
   static constexpr std::size_t shared_bytes(int planes) { return sizeof(T) * static_cast<std::size_t>(planes) * plane_size; }
 };
 
@@ -40,37 +43,37 @@ constexpr int slot_of(int phase, int offset) {
 // The in-plane tap k's displacement: -r .. -1 for k < r, then 1 .. r.
 constexpr int tap_displacement(int radius, int k) { return k < radius ? k - radius : k - radius + 1; }
 
-// What a thread decides once about its two rows.
-template <class T, int R, int L, bool Edge>
+// What a thread decides once about its rows (C: the step's config).
+template <class C, int L, bool Edge>
 struct rows {
+  static constexpr int R = C::radius, n = C::rows;
   static constexpr int halo = L * R;
   int z0, z1;                  // the planes the block's last sweep stores
-  bool inside[2];              // the row's column lies in the grid
-  bool keeps[2];               // the copy boundary keeps it (within r of an x-y face; edge blocks)
-  bool stores[2];              // in the tile's kept middle and in the grid
-  std::int64_t offset[2];      // y sy + x in the grid (0 outside it)
-  int own[2];                  // the row's cell in a plane
+  bool inside[n];              // the row's column lies in the grid
+  bool keeps[n];               // the copy boundary keeps it (within r of an x-y face; edge blocks)
+  bool stores[n];              // in the tile's kept middle and in the grid
+  std::int64_t offset[n];      // y sy + x in the grid (0 outside it)
+  int own[n];                  // the row's cell in a plane
   int x_offset[2 * R];         // the in-plane taps' cells from own: dx and dy W, or in an edge block
-  int y_offset[2][2 * R];      // with the clamp boundary those of the clamped column and row
+  int y_offset[n][2 * R];      // with the clamp boundary those of the clamped column and row
   int reach;                   // the warp's rows are needed by sweeps 1 .. reach
 
   __device__ rows(const frame& f, int z_chunk) {
-    using C = config<T, R>;
-    const int tx = static_cast<int>(threadIdx.x), row0 = static_cast<int>(threadIdx.y) * C::rows;
-    const int gx0 = static_cast<int>(blockIdx.x) * (C::tile - 2 * halo) - halo;
-    const int gy0 = static_cast<int>(blockIdx.y) * (C::tile - 2 * halo) - halo;
+    const int tx = static_cast<int>(threadIdx.x), row0 = static_cast<int>(threadIdx.y) * n;
+    const int gx0 = static_cast<int>(blockIdx.x) * (C::tile_x - 2 * halo) - halo;
+    const int gy0 = static_cast<int>(blockIdx.y) * (C::tile_y - 2 * halo) - halo;
     z0 = static_cast<int>(blockIdx.z) * z_chunk;
     z1 = min(z0 + z_chunk, f.nz);
     const int x = gx0 + tx;
     const bool x_inside = static_cast<unsigned>(x) < static_cast<unsigned>(f.nx);
 #pragma unroll
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < n; ++j) {
       const int y = gy0 + row0 + j, row = row0 + j;
       inside[j] = x_inside && static_cast<unsigned>(y) < static_cast<unsigned>(f.ny);
       keeps[j] = Edge && f.edge == boundary::copy && (x < R || x >= f.nx - R || y < R || y >= f.ny - R);
-      stores[j] = inside[j] && tx >= halo && tx < C::tile - halo && row >= halo && row < C::tile - halo;
+      stores[j] = inside[j] && tx >= halo && tx < C::tile_x - halo && row >= halo && row < C::tile_y - halo;
       offset[j] = inside[j] ? static_cast<std::int64_t>(y) * f.sy + x : 0;
-      own[j] = (row + R) * C::width + tx + R;
+      own[j] = (row + R) * C::width_x + tx + R;
     }
     // A clamped neighbour lies between the column and the tap, so in the tile. The constant boundary
     // reads the columns outside the grid, which hold it.
@@ -80,13 +83,13 @@ struct rows {
       const int d = k < R ? k - R : k - R + 1;  // -R .. -1, 1 .. R
       x_offset[k] = clamp ? min(max(x + d, 0), f.nx - 1) - x : d;
 #pragma unroll
-      for (int j = 0; j < 2; ++j) {
+      for (int j = 0; j < n; ++j) {
         const int y = gy0 + row0 + j;
-        y_offset[j][k] = (clamp ? min(max(y + d, 0), f.ny - 1) - y : d) * C::width;
+        y_offset[j][k] = (clamp ? min(max(y + d, 0), f.ny - 1) - y : d) * C::width_x;
       }
     }
-    // Sweep τ is right only τ r rows in from the tile's edge: rows [τ r, 32 - τ r) are needed.
-    reach = min((row0 + 1) / R, (C::tile - 1 - row0) / R);
+    // Sweep τ is right only τ r rows in from the tile's edge: rows [τ r, tile_y - τ r) are needed.
+    reach = min((row0 + n - 1) / R, (C::tile_y - 1 - row0) / R);
   }
 
   // The in-plane tap d (-r .. -1, 1 .. r) of row j along y, and along x, as indices of its cell.
@@ -112,11 +115,11 @@ __device__ __forceinline__ void push(T (&queue)[Q], int phase, int offset, int z
 
 // The input's plane s enters sweep 0's queues: the value loaded a step ago; the next plane's load is
 // issued now, to arrive across the step's sweeps. `load_plane` is s + 1's offset.
-template <bool Face, class T, int R, int L, bool Edge, int Q>
-__device__ __forceinline__ void take_input(const rows<T, R, L, Edge>& at, T (&queues)[2][Q], T (&next)[2], int phase, int s,
+template <bool Face, class C, int L, bool Edge, int Q, class T = typename C::value>
+__device__ __forceinline__ void take_input(const rows<C, L, Edge>& at, T (&queues)[C::rows][Q], T (&next)[C::rows], int phase, int s,
                                            const T* __restrict__ in, std::int64_t load_plane, const frame& f, T edge_value) {
 #pragma unroll
-  for (int j = 0; j < 2; ++j) {
+  for (int j = 0; j < C::rows; ++j) {
     T value = next[j];
     if (at.inside[j] && s + 1 < f.nz) next[j] = in[load_plane + at.offset[j]];
     if (Edge && !at.inside[j]) value = edge_value;
@@ -124,13 +127,13 @@ __device__ __forceinline__ void take_input(const rows<T, R, L, Edge>& at, T (&qu
   }
 }
 
-// Row j's value of a sweep at plane z, from the sweep before: its queues `from` (both rows; plane z
+// Row j's value of a sweep at plane z, from the sweep before: its queues `from` (every row's; plane z
 // in slot slot_of(phase, centre_at), the z taps beside it) and its plane z in shared memory (`plane`,
-// the in-plane taps; the tap on the thread's other row from its register). Then the boundary: an edge
+// the in-plane taps; the y taps on the thread's other rows from its registers). Then the boundary: an edge
 // block's columns outside the grid hold the constant, and the copy boundary keeps the points within r
 // of a face.
-template <bool Face, class T, int R, int L, bool Edge, int Q>
-__device__ __forceinline__ T sweep_point(const rows<T, R, L, Edge>& at, int j, const T (&from)[2][Q], int phase, int centre_at,
+template <bool Face, class C, int L, bool Edge, int Q, class T = typename C::value, int R = C::radius>
+__device__ __forceinline__ T sweep_point(const rows<C, L, Edge>& at, int j, const T (&from)[C::rows][Q], int phase, int centre_at,
                                          const T* plane, int z, const frame& f, T edge_value,
                                          const weights<T, 6 * R + 1>& c) {
   const T centre = from[j][slot_of<Q>(phase, centre_at)];
@@ -142,8 +145,8 @@ __device__ __forceinline__ T sweep_point(const rows<T, R, L, Edge>& at, int j, c
 #pragma unroll
   for (int k = 0; k < 2 * R; ++k) {
     const int d = tap_displacement(R, k), other = j + d;
-    const T y_value = !Edge && (other == 0 || other == 1) ? from[other == 0 ? 0 : 1][slot_of<Q>(phase, centre_at)]
-                                                         : plane[at.y_cell(j, k)];
+    const bool in_registers = !Edge && other >= 0 && other < C::rows;
+    const T y_value = in_registers ? from[in_registers ? other : 0][slot_of<Q>(phase, centre_at)] : plane[at.y_cell(j, k)];
     sum += c.w[star_index<R, R>(0, d, 0)] * y_value;
     sum += c.w[star_index<R, R>(d, 0, 0)] * plane[at.x_cell(j, k)];
   }
@@ -160,20 +163,19 @@ __device__ __forceinline__ T sweep_point(const rows<T, R, L, Edge>& at, int j, c
 
 // A block's start: its shared planes zeroed (the pads are read only by the tile's outer columns, whose
 // results are never kept: zeroed so that nothing reads memory no one wrote), then the march on the
-// edge path or the middle one. March: `template <bool Edge> void operator()(const rows<T, R, L, Edge>&)`.
-template <class T, int R, int L, class March>
+// edge path or the middle one. March: `template <bool Edge> void operator()(const rows<C, L, Edge>&)`.
+template <class C, int L, class March, class T = typename C::value>
 __device__ __forceinline__ void run_block(const frame& f, int z_chunk, T* shared, int planes, March&& march) {
-  using C = config<T, R>;
   const int thread = static_cast<int>(threadIdx.y * C::bx + threadIdx.x);
   for (int i = thread; i < planes * C::plane_size; i += C::bx * C::by) shared[i] = T(0);
   __syncthreads();
-  constexpr int halo = L * R;
-  const int gx0 = static_cast<int>(blockIdx.x) * (C::tile - 2 * halo) - halo;
-  const int gy0 = static_cast<int>(blockIdx.y) * (C::tile - 2 * halo) - halo;
-  if (gx0 < 0 || gx0 + C::tile > f.nx || gy0 < 0 || gy0 + C::tile > f.ny) {
-    march.template operator()<true>(rows<T, R, L, true>(f, z_chunk));
+  constexpr int halo = L * C::radius;
+  const int gx0 = static_cast<int>(blockIdx.x) * (C::tile_x - 2 * halo) - halo;
+  const int gy0 = static_cast<int>(blockIdx.y) * (C::tile_y - 2 * halo) - halo;
+  if (gx0 < 0 || gx0 + C::tile_x > f.nx || gy0 < 0 || gy0 + C::tile_y > f.ny) {
+    march.template operator()<true>(rows<C, L, true>(f, z_chunk));
   } else {
-    march.template operator()<false>(rows<T, R, L, false>(f, z_chunk));
+    march.template operator()<false>(rows<C, L, false>(f, z_chunk));
   }
 }
 
@@ -197,18 +199,22 @@ __device__ __forceinline__ void climb(int first, int last, int nz, int radius, i
   }
 }
 
-// The host's side. Step: a type with `template <class T, int R, int L> static auto kernel()` (the
-// step's kernel, launched as kernel(in, out, frame, edge value, z chunk, weights)), `planes(L)` (its
-// shared planes) and `name` (for errors).
+// The host's side. Step: a type with `template <class T> static constexpr march_layout layout()` (its
+// layout by element type), `template <class T, int R, int L> static auto kernel()` (the step's kernel,
+// launched as kernel(in, out, frame, edge value, z chunk, weights)), `planes(L)` (its shared planes) and
+// `name` (for errors).
+template <class Step, class T, int R>
+using config_of = config<T, R, Step::template layout<T>()>;
+
 template <class Step, class T, int R, int L>
 void run_pass(const problem& p, const void* source, void* target, const launch_context& launch) {
-  using C = config<T, R>;
+  using C = config_of<Step, T, R>;
   const auto kernel = Step::template kernel<T, R, L>();
   const std::size_t shared = C::shared_bytes(Step::planes(L));
   const int blocks_per_sm = prepare_kernel(kernel, C::bx * C::by, shared);
   const frame f = frame_of(p);
   constexpr int halo = L * R;
-  const unsigned gx = blocks_for(f.nx, C::tile - 2 * halo), gy = blocks_for(f.ny, C::tile - 2 * halo);
+  const unsigned gx = blocks_for(f.nx, C::tile_x - 2 * halo), gy = blocks_for(f.ny, C::tile_y - 2 * halo);
   SWATH_EXPECTS(gy <= 65535, std::string(Step::name) + ": more than 65535 tiles in y");
   const int sms = launch.sm_count > 0 ? launch.sm_count : 1;
   const int chunks = choose_chunks(static_cast<std::int64_t>(gx) * gy, static_cast<std::int64_t>(sms) * blocks_per_sm, f.nz, halo);
@@ -228,14 +234,15 @@ void run(const iterated_problem& ip, const sweep_operands& x, const launch_conte
     if (x.in != x.out) copy_grid(p, x.in, x.out, launch);
     return;
   }
-  const std::vector<int> passes = plan_passes(ip.sweeps, march_depth_of(p, launch));
+  const march_layout layout = p.element_bytes() == 4 ? Step::template layout<float>() : Step::template layout<double>();
+  const std::vector<int> passes = plan_passes(ip.sweeps, march_depth_of(p, launch, layout));
   const int count = static_cast<int>(passes.size());
   for (int k = 0; k < count; ++k) {
     const pass_buffers at = pass_at(x, k, count);
     const int depth = passes[static_cast<std::size_t>(k)];
     for_element_type(p, [&]<class T>() {
       const auto with_radius = [&]<int R>() {
-        constexpr int limit = config<T, R>::depth;
+        constexpr int limit = config_of<Step, T, R>::depth;
         SWATH_EXPECTS(depth >= 1 && depth <= limit, std::string(Step::name) + ": pass depth outside its compiled range");
         [&]<int... D>(std::integer_sequence<int, D...>) {
           ((depth == D + 1 ? run_pass<Step, T, R, D + 1>(p, at.source, at.target, launch) : void()), ...);
