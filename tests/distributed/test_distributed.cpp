@@ -347,6 +347,10 @@ T* device_buffer(const slab& s, const std::vector<T>* input) {
   if (input != nullptr) {
     cudaMemcpy(p + s.interior_offset(), input->data() + s.first * s.plane_elements, s.interior_elements() * sizeof(T), cudaMemcpyHostToDevice);
   }
+  // The memset and the copy ran on the legacy default stream, which the non-blocking streams the swept
+  // calls run on do not wait for (a pageable copy may still be in flight when cudaMemcpy returns): an
+  // H100 under ctest -j 8 ran the sweeps over a half-written grid (10924 elements differing).
+  cudaDeviceSynchronize();
   return p;
 }
 
