@@ -121,10 +121,10 @@ void apply_typed(const T* in, T* out, const grid_layout& grid, const operator_sp
 // The iterated steps' choice, where measured faster than T single sweeps (T = 64: bench/results/*/
 // *iterate*, *gpu-check*; docs/stencil.md, "Iterated sweeps"): on the GPU the fused passes of step 02
 // for 2D stars (H100, 16384^2, r = 1: 1.38-1.49x the single-sweep roofline, T sweeps 0.82x); step 04
-// for 3D 7-point stars in float and double (H200, 512^3: 1.19x and 1.20x T sweeps, 2.2x step 02 in
-// float; not yet measured on an H100); every other grid (3D radius 2: step 04 0.61x T sweeps on the
-// H200; boxes) runs T single sweeps. On the host, 2D grids in time-skewed bands; else T sweeps. T >= 4:
-// fewer sweeps give passes of one or two.
+// for 3D 7-point stars in float and double (512^3: H200 1.19x and 1.20x T sweeps, 2.2x step 02 in
+// float; H100 1.56x and 1.58x; steps 05-06 no faster); every other grid (3D radius 2: step 04 0.61x T
+// sweeps on the H200, 0.86x on the H100; boxes) runs T single sweeps. On the host, 2D grids in
+// time-skewed bands; else T sweeps. T >= 4: fewer sweeps give passes of one or two.
 using iterated_rule = api::dispatch_rule<iterated_problem, sweep_operands>;
 bool deep_enough(const iterated_problem& p, const sweep_operands&) { return p.sweeps >= 4; }
 [[maybe_unused]] bool fused_pays_on_gpu(const iterated_problem& p, const sweep_operands& x) {

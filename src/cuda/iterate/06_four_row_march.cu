@@ -14,8 +14,8 @@
 // warps an SM (16 against 32), so the barriers idle more of them.
 // Outcome (H200, T = 64, the same run as step 04): slower, as the risk said.
 // - First layout, 32 x 16 threads over 32 x 64 at one block an SM: 511 G point-sweeps/s against step
-//   04's 582 (0.88x; double 0.93x). ncu (one pass, L = 4): 17.9 instructions a kept point-sweep, but 2.22
-//   issued a clock at 25% occupancy: every barrier drained the SM.
+//   04's 582 (0.88x; double 0.93x). ncu (a pass of L = 2): 12% fewer instructions than step 04, but
+//   2.22 issued a clock at 25% occupancy: every barrier drained the SM.
 // - This layout, 32 x 8 threads over 32 x 32, two blocks an SM: 556 against 585 (0.95x, L = 4 the
 //   fastest of 3-5). ncu at L = 2 against step 04: 5% fewer instructions (325 M against 342 M), issue
 //   2.35 a clock against 2.72 (1.0 eligible warp a scheduler against 2.0).
