@@ -13,7 +13,6 @@ namespace {
 using rule = api::dispatch_rule<problem, operands>;
 
 bool k_is_zero(const problem& p, const operands&) { return p.k == 0; }
-bool plain_product(const problem& p, const operands&) { return plain(p); }
 
 // clang-format off
 #if SWATH_WITH_CUDA
@@ -41,10 +40,10 @@ constexpr std::span<const rule> device_rules;  // no CUDA backend: never chosen
 #endif
 constexpr rule host_rules[] = {
   {"gemm/cpu/01_naive", 0, 999, k_is_zero, cpu::naive, "K = 0 only scales C"},
-  // C = A B: step 03's bands of B (the column schedule keeps a band in the cache) with tiles of C summed in
-  // registers: 2.0-3.3x step 03 on a 2-vCPU Xeon (docs/journal/gemm.md, "CPU step 04").
-  {"gemm/cpu/04_register_tile", 0, 999, plain_product, cpu::register_tile, "the CPU's fastest step for C = A B"},
-  {"gemm/cpu/01_naive", 0, 999, api::always<problem, operands>, cpu::naive, "the CPU step that takes every form"},
+  // Every form: step 04's register tiles over packed 32-column panels of op(B) (op(A) = A^T copied once
+  // into rows): 1.6-5.2x step 04 on C = A B on a 2-vCPU Xeon, the transposed forms within 1.4x of it,
+  // 100-400x step 01 (docs/journal/gemm.md, "CPU step 05").
+  {"gemm/cpu/05_packed_panels", 0, 999, api::always<problem, operands>, cpu::packed_panels, "the CPU's fastest step, every form"},
 };
 // clang-format on
 

@@ -39,6 +39,7 @@ const variant table[] = {
   {{"gemm/cpu/02_tiled",        cpu, "square cache tiles, i-k-j inside, tiles among threads",   "sgemm", per_k, false, host_memory, tiled_settings}, plain_gemm, cpu::tiled, gemm_work},
   {{"gemm/cpu/03_column",       cpu, "column bands of B and C, width c = M / (u K)",            "sgemm", per_k, false, host_memory, column_settings}, plain_gemm, cpu::column, gemm_work},
   {{"gemm/cpu/04_register_tile", cpu, "03's bands, rows x 32 tiles of C summed in registers over all of K", "sgemm", per_k, false, host_memory, register_tile_settings}, plain_gemm, cpu::register_tile, gemm_work},
+  {{"gemm/cpu/05_packed_panels", cpu, "04 over packed 32-column panels of op(B); every op, alpha, beta, ld", "sgemm", per_k, false, host_memory, register_tile_settings}, any_gemm, cpu::packed_panels, gemm_work},
 #if SWATH_WITH_CUDA
   {{"gemm/cuda/01_naive",       cuda, "the seed's kernel: one thread per C element, warps down C's columns", "sgemm", per_k, false, device_memory}, any_gemm, cuda::naive, gemm_work},
   {{"gemm/cuda/02_coalesced",   cuda, "warps along C's rows: B and C accesses coalesced, no transpose",      "sgemm", per_k, false, device_memory}, any_gemm, cuda::coalesced, gemm_work},

@@ -15,6 +15,7 @@ void naive(const problem&, const operands&, const launch_context&);            /
 void tiled(const problem&, const operands&, const launch_context&);            // 02_tiled.cpp
 void column(const problem&, const operands&, const launch_context&);           // 03_column.cpp
 void register_tile(const problem&, const operands&, const launch_context&);    // 04_register_tile.cpp
+void packed_panels(const problem&, const operands&, const launch_context&);    // 05_packed_panels.cpp
 void openblas(const problem&, const operands&, const launch_context&);         // vendor_openblas.cpp
 }  // namespace swath::gemm::cpu
 

@@ -22,29 +22,13 @@
 
 #include "../../gemm/policies.hpp"
 #include "../../gemm/steps.hpp"
+#include "vector_tile.hpp"
 
 namespace swath::gemm::cpu {
 namespace {
 
-constexpr int tile_columns = 32;
-
-// g++ vectorises with 256-bit registers on AVX-512 CPUs unless told otherwise (-mprefer-vector-width);
-// the tile's 8 x 32 sums are then 32 vectors, more than the 32 registers beside B's row and A's
-// broadcast. With 512-bit vectors they are 16 (alone, measured on the 2-vCPU Xeon: 1024^3 97.8 ->
-// 70.1 ms, the sums still on the stack).
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define SWATH_WIDE_VECTORS __attribute__((target("prefer-vector-width=512")))
-#else
-#define SWATH_WIDE_VECTORS
-#endif
-
 // C[i0 .. i0 + Rows) × [j0 .. j0 + 32) = A's rows times B's columns, a whole tile, its sums as vector
-// values: g++ keeps an array of floats in memory across the k loop even when every index is a
-// constant, but Rows x 2 vectors of 16 floats (one AVX-512 register each; four SSE ones elsewhere), the
-// row loop unrolled, stay in registers.
-using vector16 = float __attribute__((vector_size(64)));
-static_assert(tile_columns == 2 * 16, "a whole tile is two 16-float vectors a row");
-
+// values (vector_tile.hpp).
 template <int Rows>
 SWATH_WIDE_VECTORS void whole_tile(const problem& p, const operands& x, std::int64_t i0, std::int64_t j0) {
   vector16 sum[Rows][2] = {};
