@@ -157,7 +157,8 @@ class IterateVariant : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(IterateVariant, MatchesTSweepsOfTheReference) {
   const iterated_variant& v = find_iterated_variant(GetParam());
-  const std::vector<bench::size_spec> sizes = {{{1, 1}}, {{2, 9}}, {{37, 29}}, {{130, 7}}, {{9, 7, 5}}};
+  // 17 x 29 x 11: several slabs of step 03 (column_width=5) with interior planes and rows at radius 1-4.
+  const std::vector<bench::size_spec> sizes = {{{1, 1}}, {{2, 9}}, {{37, 29}}, {{130, 7}}, {{9, 7, 5}}, {{17, 29, 11}}};
   const int checked = check_every_configuration(v, sizes, {"1", "2", "4"}, {"0", "1", "5", "8"},
                                                 settings_of(v, {"fused=1", "fused=3 column_width=5", "fused=6 column_width=1"}));
   EXPECT_GT(checked, 0) << v.info.name << " supported none of the configurations";

@@ -40,8 +40,15 @@ support any_iterated(const iterated_problem& p) {
 }
 
 support skewable(const iterated_problem& p) {
-  if (p.sweep.dims != 2) return support::no("time-skewed columns are 2D (3D grids: iterate/cpu/01_sweeps)");
+  if (p.sweep.dims != 2) return support::no("time-skewed columns are 2D (3D grids: iterate/cpu/03_skewed_slabs)");
   if (p.sweep.edge == boundary::periodic) return support::no("periodic grids wrap the band's rows: not skewed");
+  if (p.sweep.pitch() != p.sweep.grid.width) return support::no("host grids have their rows back to back");
+  return any_iterated(p);
+}
+
+support skewable_3d(const iterated_problem& p) {
+  if (p.sweep.dims != 3) return support::no("time-skewed slabs are 3D (2D grids: iterate/cpu/02_skewed_columns)");
+  if (p.sweep.edge == boundary::periodic) return support::no("periodic grids wrap the slab's planes: not skewed");
   if (p.sweep.pitch() != p.sweep.grid.width) return support::no("host grids have their rows back to back");
   return any_iterated(p);
 }
@@ -221,6 +228,23 @@ std::int64_t skewed_band_of(const problem& p, int depth, const launch_context& l
     width = whole_setting(column_width_setting.key, chosen);
   }
   return std::clamp<std::int64_t>(width, 1, std::max<std::int64_t>(p.grid.width, 1));
+}
+
+// The 3D step's slab: step 02's band model with a grid row (W u bytes) for an element, rows of y for
+// columns and planes of z for rows: (d + 1)(2r + 1) planes of c + (2 + d) r rows in flight.
+std::int64_t skewed_slab_of(const problem& p, int depth, const launch_context& launch) {
+  const std::string_view chosen = launch.setting(column_width_setting);
+  std::int64_t rows = 0;
+  if (chosen == "model") {
+    const cache_size cache = parse_cache_size(std::string(launch.setting(cache_setting)));
+    const schedule::stencil_footprint footprint{cache.bytes, p.grid.width * p.element_bytes(), p.extent(), p.extent(), 1, 1, 0};
+    rows = schedule::skewed_column_width(footprint, depth);
+    const std::int64_t threads = std::max(launch.cpu_threads, 1);  // at least one slab a thread
+    rows = std::min(rows, (p.grid.height + static_cast<std::int64_t>(depth) * p.radius + threads - 1) / threads);
+  } else {
+    rows = whole_setting(column_width_setting.key, chosen);
+  }
+  return std::clamp<std::int64_t>(rows, 1, std::max<std::int64_t>(p.grid.height, 1));
 }
 
 }  // namespace swath::stencil

@@ -100,10 +100,14 @@ int march_depth_of(const problem& p, const launch_context& launch, march_layout 
 // depth: chosen, else 4, fewer where the rows in flight would outnumber the cache's ways (iterate.cpp).
 std::int64_t skewed_band_of(const problem& p, int depth, const launch_context& launch);
 int skewed_depth_of(const problem& p, const launch_context& launch);
+// The 3D CPU step's slab of rows (of y; all x, streamed along z): the same model with a grid row for an
+// element (iterate.cpp).
+std::int64_t skewed_slab_of(const problem& p, int depth, const launch_context& launch);
 
 // ---- Steps ---------------------------------------------------------------------------------------
 support any_iterated(const iterated_problem& p);
 support skewable(const iterated_problem& p);     // 2D, rows back to back, boundary other than periodic
+support skewable_3d(const iterated_problem& p);  // the same in 3D
 support fusable_on_gpu(const iterated_problem& p);  // boundary other than periodic, a depth >= 2 compiled
 support rows_on_gpu(const iterated_problem& p);     // the same, 3D stars of radius 1 or 2
 support marches_on_gpu(const iterated_problem& p);  // steps 04-06: as step 03
@@ -112,6 +116,7 @@ support marches_on_gpu(const iterated_problem& p);  // steps 04-06: as step 03
 void repeated_sweeps(const iterated_problem&, const sweep_operands&, const launch_context&);  // cpu/iterate/01_sweeps.cpp
 namespace cpu {
 void skewed_columns(const iterated_problem&, const sweep_operands&, const launch_context&);  // cpu/iterate/02_skewed_columns.cpp
+void skewed_slabs(const iterated_problem&, const sweep_operands&, const launch_context&);    // cpu/iterate/03_skewed_slabs.cpp
 }
 namespace cuda {
 void fused_planes(const iterated_problem&, const sweep_operands&, const launch_context&);    // cuda/iterate/02_fused_planes.cu

@@ -152,15 +152,16 @@ class iterated_family_adapter final : public bench::table_family<iterated_varian
   [[nodiscard]] std::span<const parameter> parameters() const override { return iterated_parameters(); }
   [[nodiscard]] std::vector<bench::size_spec> default_sizes(const variant_info& info) const override {
     if (info.where == backend::cuda) return {{{512, 512, 512}}, {{508, 509, 511}}, {{16384, 16384}}};
-    return {{{4099, 4097}}};
+    return {{{4099, 4097}}, {{250, 251, 253}}};
   }
   [[nodiscard]] std::string_view size_help() const override { return "WxH (2D) or WxHxD (3D)"; }
   // The suite: the targets at T = 64 on the GPU (512^3 and a ragged grid, float and double at
   // radius 1; radius 2 and the 27-point box in float; the 2D 5-point at 16384^2), step 02 also at each
-  // pass depth its model chose among; the CPU one 2D grid larger than its caches at T = 16.
+  // pass depth its model chose among; on the CPU a 2D and a 3D grid larger than its caches at T = 16.
   [[nodiscard]] std::vector<bench::problem_spec> default_cases(const variant_info& info) const override {
     if (info.where == backend::cpu) {
-      std::vector<bench::problem_spec> cases = {spec_of("4099x4097", "radius=1 shape=star type=float sweeps=16")};
+      std::vector<bench::problem_spec> cases = {spec_of("4099x4097", "radius=1 shape=star type=float sweeps=16"),
+                                                spec_of("250x251x253", "radius=1 shape=star type=float sweeps=16")};
       if (info.name.ends_with("02_skewed_columns")) {
         for (const char* d : {"2", "8"}) cases.push_back(spec_of("4099x4097", std::string("radius=1 shape=star type=float sweeps=16 fused=") + d));
       }

@@ -19,6 +19,7 @@ using enum ceiling_kind;
 const iterated_variant table[] = {
   {{"iterate/cpu/01_sweeps",          cpu,  "T sweeps of swath::stencil::apply (the single-sweep reference)", "iterate", tolerance, false, host_memory},                     any_iterated, repeated_sweeps, iterated_work},
   {{"iterate/cpu/02_skewed_columns",  cpu,  "2D: d sweeps per pass in time-skewed column bands, all cores",  "iterate", tolerance, false, host_memory, skewed_settings},    skewable, cpu::skewed_columns, iterated_work},
+  {{"iterate/cpu/03_skewed_slabs",    cpu,  "3D: as 02 with slabs of rows streamed along z, all cores",      "iterate", tolerance, false, host_memory, skewed_settings},    skewable_3d, cpu::skewed_slabs, iterated_work},
 #if SWATH_WITH_CUDA
   {{"iterate/cuda/01_sweeps",         cuda, "T sweeps of swath::stencil::apply (the single-sweep reference)", "iterate", tolerance, false, device_memory},                   any_iterated, repeated_sweeps, iterated_work},
   {{"iterate/cuda/02_fused_planes",   cuda, "L sweeps per pass: 2.5D tiles march z, every sweep on chip",     "iterate", tolerance, false, device_memory, fused_settings},   fusable_on_gpu, cuda::fused_planes, iterated_work},

@@ -23,15 +23,8 @@
 // Once the kernel's chunk loop vectorised (g++'s unroll-and-jam off, stencil_cpu.hpp): 99 ms against
 // 142 ms for T sweeps, 1.43x at d = 4 (1.60x at d = 8). docs/journal/stencil.md, "Iterated sweeps" and
 // "The CPU kernel's chunks".
-#include <omp.h>
-
-#include <atomic>
-#include <cstring>
-#include <memory>
-#include <thread>
-
-#include "../../stencil/iterate.hpp"
 #include "../stencil/stencil_cpu.hpp"
+#include "skewed.hpp"
 
 namespace swath::stencil::cpu {
 namespace {
@@ -39,50 +32,15 @@ namespace {
 template <class T>
 void run_typed(const iterated_problem& ip, const sweep_operands& x, const launch_context& launch) {
   const problem& p = ip.sweep;
-  const std::int64_t width = p.grid.width, height = p.grid.height;
-  const auto grid_bytes = static_cast<std::size_t>(p.points()) * sizeof(T);
-  // Sweep k in X when k is even: the last sweep, T, must land in out.
-  T* even = static_cast<T*>(ip.sweeps % 2 == 0 ? x.out : x.scratch);
-  T* odd = static_cast<T*>(ip.sweeps % 2 == 0 ? x.scratch : x.out);
-  if (x.in != even) std::memcpy(even, x.in, grid_bytes);  // in is never `odd` (sweep_operands' rule)
+  const skewed_buffers<T> buffers(ip, x);
   if (ip.sweeps == 0) return;
-  const kernel<T> forward(p, operands{even, odd}), backward(p, operands{odd, even});
+  const kernel<T> forward(p, operands{buffers.even, buffers.odd}), backward(p, operands{buffers.odd, buffers.even});
   const int depth = skewed_depth_of(p, launch);
-  const std::int64_t band = skewed_band_of(p, depth, launch);
-  const int r = p.radius;
-
-  int done = 0;  // sweeps finished before this pass
-  for (const int fused : plan_passes(ip.sweeps, depth, false)) {
-    // Enough bands that the last one's most-shifted sweep still reaches the right edge.
-    const std::int64_t bands = (width + static_cast<std::int64_t>(fused) * r + band - 1) / band;
-    const std::int64_t steps = height + static_cast<std::int64_t>(fused - 1) * r;
-    // progress[b]: row steps band b has finished (the wavefront's handshake).
-    const auto progress = std::make_unique<std::atomic<std::int64_t>[]>(static_cast<std::size_t>(bands));
-    for (std::int64_t b = 0; b < bands; ++b) progress[b].store(0, std::memory_order_relaxed);
-#pragma omp parallel num_threads(std::max(1, launch.cpu_threads))
-    {
-      const std::int64_t team = omp_get_num_threads(), me = omp_get_thread_num();
-      for (std::int64_t b = me; b < bands; b += team) {
-        for (std::int64_t s = 0; s < steps; ++s) {
-          if (b > 0) {
-            while (progress[b - 1].load(std::memory_order_acquire) <= s) std::this_thread::yield();
-          }
-          for (int tau = 1; tau <= fused; ++tau) {
-            const std::int64_t y = s - static_cast<std::int64_t>(tau - 1) * r;
-            if (y < 0 || y >= height) continue;
-            const std::int64_t shift = static_cast<std::int64_t>(tau) * r;
-            const std::int64_t begin = std::max<std::int64_t>(0, b * band - shift);
-            const std::int64_t end = std::min<std::int64_t>(width, (b + 1) * band - shift);
-            if (begin >= end) continue;
-            const bool from_even = (done + tau - 1) % 2 == 0;
-            (from_even ? forward : backward)(schedule::run{y, begin, end, false});
-          }
-          progress[b].store(s + 1, std::memory_order_release);
-        }
-      }
-    }
-    done += fused;
-  }
+  // Bands of columns, streamed down the rows: row y of sweep τ, columns [begin, end).
+  skewed_passes(ip.sweeps, p.radius, p.grid.width, p.grid.height, depth, skewed_band_of(p, depth, launch), launch.cpu_threads,
+                [&](std::int64_t y, std::int64_t begin, std::int64_t end, bool from_even) {
+                  (from_even ? forward : backward)(schedule::run{y, begin, end, false});
+                });
 }
 
 }  // namespace
