@@ -148,10 +148,11 @@ struct kernel {
 // One (z, y) row of a 2D or 3D grid at a time (step 09, and the iterated CPU step over 3D slabs): the
 // row's interior in chunks (tap k reads the input shifted by its flat offset dz·W·H + dy·W + dx), the
 // first and last r points of every row one point at a time. Rows within r of a y or z face take the
-// chunks too under the clamp and periodic boundaries, with each tap's row clamped or wrapped (the
-// offsets of each such row class computed once): one point at a time they had cost 38% of a 256^3
-// sweep, 2.3% of its points (clamp 16.5 ms against 10.2 with copy's cheap face points). The bits do not
-// change: a tap reads the same source in the same order through the same multiply-add.
+// chunks too under the clamp, periodic and constant boundaries, with each tap's row clamped or wrapped,
+// or the constant where it lies outside (the offsets of each such row class computed once): one point
+// at a time they had cost 38% of a 256^3 sweep, 2.3% of its points (clamp 16.5 ms against 10.2 with
+// copy's cheap face points). The bits do not change: a tap reads the same source in the same order
+// through the same multiply-add.
 template <class T>
 struct row_kernel {
   const T* in;
@@ -164,8 +165,12 @@ struct row_kernel {
   std::vector<std::int64_t> offsets;
   // The face rows' offsets, by class: y's class 0 .. r - 1 (y itself), r (not near a y face), r + 1 ..
   // 2r (y = H - r ..); z's likewise with rz; index z_class (2r + 1) + y_class. Empty where the faces'
-  // rows take the points' path (constant and copy, or a grid too thin for the classes to be apart).
+  // rows take the points' path (copy, or a grid too thin for the classes to be apart). face_outside:
+  // the constant boundary's taps whose row lies outside the grid (they read the constant); no_tap_outside
+  // the interior rows' (none).
   std::vector<std::vector<std::int64_t>> face_offsets;
+  std::vector<std::vector<char>> face_outside;
+  std::vector<char> no_tap_outside;
 
   row_kernel(const problem& problem_, const operands& x)
       : in(static_cast<const T*>(x.in)),
@@ -182,18 +187,22 @@ struct row_kernel {
       weights.push_back(static_cast<T>(t.weight));
       offsets.push_back(static_cast<std::int64_t>(t.dz) * plane + static_cast<std::int64_t>(t.dy) * width + t.dx);
     }
-    const bool moves = problem_.edge == boundary::clamp || problem_.edge == boundary::periodic;
-    if (!moves || width <= 2 * r || height <= 2 * r || depth <= 2 * rz) return;
-    face_offsets.resize(static_cast<std::size_t>((2 * rz + 1) * (2 * r + 1)));
+    no_tap_outside.assign(weights.size(), 0);
+    if (problem_.edge == boundary::copy || width <= 2 * r || height <= 2 * r || depth <= 2 * rz) return;
+    const auto classes = static_cast<std::size_t>((2 * rz + 1) * (2 * r + 1));
+    face_offsets.resize(classes);
+    face_outside.resize(classes);
     for (int z_class = 0; z_class <= 2 * rz; ++z_class) {
       for (int y_class = 0; y_class <= 2 * r; ++y_class) {
         const std::int64_t y = y_class < r ? y_class : y_class == r ? r : height - r + (y_class - r - 1);
         const std::int64_t z = z_class < rz ? z_class : z_class == rz ? rz : depth - rz + (z_class - rz - 1);
-        std::vector<std::int64_t>& row = face_offsets[static_cast<std::size_t>(z_class * (2 * r + 1) + y_class)];
+        const auto index = static_cast<std::size_t>(z_class * (2 * r + 1) + y_class);
         for (const tap& t : problem_.taps) {
-          // The tap's source for the row's point at x = r (inside in x), as an offset from that point.
+          // The tap's source for the row's point at x = r (inside in x), as an offset from that point;
+          // -1 (the constant boundary, the row outside the grid): the tap reads the constant.
           const std::int64_t source = source_index(r + t.dx, y + t.dy, z + t.dz, problem_.grid, depth, problem_.edge);
-          row.push_back(source - (z * plane + y * width + r));
+          face_offsets[index].push_back(source < 0 ? 0 : source - (z * plane + y * width + r));
+          face_outside[index].push_back(source < 0 ? 1 : 0);
         }
       }
     }
@@ -215,40 +224,73 @@ struct row_kernel {
     out[index] = sum;
   }
 
-  // A point within r of an x face under clamp or periodic, its taps' rows from `taps` (the row's
-  // offsets, relative to a point inside in x): tap k's source row starts taps[k] - dx after the point's row, and
-  // only x is clamped or wrapped, without source_index's tests for y and z (at radius 4 the row ends'
-  // points had cost 2.2x the sweep).
-  void x_face_point(std::int64_t x, std::int64_t base, const std::vector<std::int64_t>& taps) const {
+  // A point within r of an x face, its taps' rows from `taps` (the row's offsets, relative to a point
+  // inside in x) and `outside`: tap k's source row starts taps[k] - dx after the point's row, and only x
+  // is clamped, wrapped or found outside, without source_index's tests for y and z (at radius 4 the row
+  // ends' points had cost 2.2x the sweep).
+  void x_face_point(std::int64_t x, std::int64_t base, const std::vector<std::int64_t>& taps, const std::vector<char>& outside) const {
     T sum = 0;
     for (std::size_t k = 0; k < weights.size(); ++k) {
       const std::int64_t dx = p->taps[k].dx;
       std::int64_t source_x = x + dx;
+      bool constant = outside[k] != 0;
       if (source_x < 0 || source_x >= width) {
+        constant = constant || p->edge == boundary::constant;
         source_x = p->edge == boundary::periodic ? (source_x + width) % width : std::clamp<std::int64_t>(source_x, 0, width - 1);
       }
-      const T value = in[base + (taps[k] - dx) + source_x];
+      const T value = constant ? edge_value : in[base + (taps[k] - dx) + source_x];
       sum = k == 0 ? weights[k] * value : multiply_add(weights[k], value, sum);  // as accumulate_chunk
     }
     out[base + x] = sum;
+  }
+
+  // accumulate_chunk for a constant boundary's face row: tap k reads the constant where outside[k], in
+  // the same order through the same multiply-add.
+  SWATH_NO_UNROLL_AND_JAM void chunk_with_constant(const T* in_row, T* __restrict out_row, std::int64_t n,
+                                                   const std::vector<std::int64_t>& taps, const std::vector<char>& outside) const {
+    T acc[chunk];
+    for (std::size_t k = 0; k < weights.size(); ++k) {
+      const T w = weights[k];
+      if (outside[k] != 0) {
+        if (k == 0) {
+          for (std::int64_t j = 0; j < n; ++j) acc[j] = w * edge_value;
+        } else {
+#pragma omp simd
+          for (std::int64_t j = 0; j < n; ++j) acc[j] = multiply_add(w, edge_value, acc[j]);
+        }
+      } else {
+        const T* __restrict shifted = in_row + taps[k];
+        if (k == 0) {
+          for (std::int64_t j = 0; j < n; ++j) acc[j] = w * shifted[j];
+        } else {
+#pragma omp simd
+          for (std::int64_t j = 0; j < n; ++j) acc[j] = multiply_add(w, shifted[j], acc[j]);
+        }
+      }
+    }
+    for (std::int64_t j = 0; j < n; ++j) out_row[j] = acc[j];
   }
 
   void operator()(std::int64_t z, std::int64_t y) const {
     const bool interior_row = y >= r && y < height - r && z >= rz && z < depth - rz;
     const std::int64_t base = z * plane + y * width;
     const std::vector<std::int64_t>* taps = &offsets;
+    const std::vector<char>* outside = &no_tap_outside;
     if (!interior_row && !face_offsets.empty()) {
       const int y_class = y < r ? static_cast<int>(y) : y >= height - r ? static_cast<int>(r + 1 + (y - (height - r))) : r;
       const int z_class = z < rz ? static_cast<int>(z) : z >= depth - rz ? static_cast<int>(rz + 1 + (z - (depth - rz))) : rz;
-      taps = &face_offsets[static_cast<std::size_t>(z_class * (2 * r + 1) + y_class)];
+      const auto index = static_cast<std::size_t>(z_class * (2 * r + 1) + y_class);
+      taps = &face_offsets[index];
+      outside = &face_outside[index];
     }
     const bool chunks = interior_row || taps != &offsets;
+    const bool some_outside = outside != &no_tap_outside && std::find(outside->begin(), outside->end(), 1) != outside->end();
     const std::int64_t x_begin = chunks ? std::min<std::int64_t>(r, width) : width;
     const std::int64_t x_end = chunks ? std::max<std::int64_t>(width - r, x_begin) : width;
     const auto ends = [&](std::int64_t from, std::int64_t to) {
       for (std::int64_t x = from; x < to; ++x) {
         if (chunks && !face_offsets.empty()) {
-          x_face_point(x, base, *taps);
+          x_face_point(x, base, *taps, *outside);
         } else {
           boundary_point(x, y, z);
         }
@@ -256,8 +298,12 @@ struct row_kernel {
     };
     ends(0, x_begin);
     std::int64_t next = x_begin;
-    for (; next + chunk <= x_end; next += chunk) accumulate_chunk<chunk>(in + base + next, out + base + next, chunk, weights, *taps);
-    if (next < x_end) accumulate_chunk<0>(in + base + next, out + base + next, x_end - next, weights, *taps);
+    if (some_outside) {
+      for (; next < x_end; next += chunk) chunk_with_constant(in + base + next, out + base + next, std::min(chunk, x_end - next), *taps, *outside);
+    } else {
+      for (; next + chunk <= x_end; next += chunk) accumulate_chunk<chunk>(in + base + next, out + base + next, chunk, weights, *taps);
+      if (next < x_end) accumulate_chunk<0>(in + base + next, out + base + next, x_end - next, weights, *taps);
+    }
     ends(x_end, width);
   }
 };
