@@ -213,38 +213,37 @@ int skewed_depth_of(const problem& p, const launch_context& launch) {
   return depth;
 }
 
-std::int64_t skewed_band_of(const problem& p, int depth, const launch_context& launch) {
+namespace {
+
+// The skewed steps' band across `across` positions, each `unit_bytes` wide (a point in 2D, a grid row in
+// 3D): chosen, else the widest within the cache (schedule::skewed_column_width) and narrow enough to give
+// each thread one (a 2-vCPU Xeon's 2 MiB L2 holds a band wider than a 4099-point grid, which would leave
+// one thread idle).
+std::int64_t skewed_width(const problem& p, int depth, const launch_context& launch, std::int64_t unit_bytes, std::int64_t across) {
   const std::string_view chosen = launch.setting(column_width_setting);
   std::int64_t width = 0;
   if (chosen == "model") {
     const cache_size cache = parse_cache_size(std::string(launch.setting(cache_setting)));
-    const schedule::stencil_footprint footprint{cache.bytes, p.element_bytes(), p.extent(), p.extent(), 1, 1, 0};
+    const schedule::stencil_footprint footprint{cache.bytes, unit_bytes, p.extent(), p.extent(), 1, 1, 0};
     width = schedule::skewed_column_width(footprint, depth);
-    // At least one band a thread: the bands are what the threads share (a 2-vCPU Xeon's 2 MiB L2 holds a
-    // band wider than a 4099-point grid, which would leave one thread idle).
     const std::int64_t threads = std::max(launch.cpu_threads, 1);
-    width = std::min(width, (p.grid.width + static_cast<std::int64_t>(depth) * p.radius + threads - 1) / threads);
+    width = std::min(width, (across + static_cast<std::int64_t>(depth) * p.radius + threads - 1) / threads);
   } else {
     width = whole_setting(column_width_setting.key, chosen);
   }
-  return std::clamp<std::int64_t>(width, 1, std::max<std::int64_t>(p.grid.width, 1));
+  return std::clamp<std::int64_t>(width, 1, std::max<std::int64_t>(across, 1));
+}
+
+}  // namespace
+
+std::int64_t skewed_band_of(const problem& p, int depth, const launch_context& launch) {
+  return skewed_width(p, depth, launch, p.element_bytes(), p.grid.width);
 }
 
 // The 3D step's slab: step 02's band model with a grid row (W u bytes) for an element, rows of y for
 // columns and planes of z for rows: (d + 1)(2r + 1) planes of c + (2 + d) r rows in flight.
 std::int64_t skewed_slab_of(const problem& p, int depth, const launch_context& launch) {
-  const std::string_view chosen = launch.setting(column_width_setting);
-  std::int64_t rows = 0;
-  if (chosen == "model") {
-    const cache_size cache = parse_cache_size(std::string(launch.setting(cache_setting)));
-    const schedule::stencil_footprint footprint{cache.bytes, p.grid.width * p.element_bytes(), p.extent(), p.extent(), 1, 1, 0};
-    rows = schedule::skewed_column_width(footprint, depth);
-    const std::int64_t threads = std::max(launch.cpu_threads, 1);  // at least one slab a thread
-    rows = std::min(rows, (p.grid.height + static_cast<std::int64_t>(depth) * p.radius + threads - 1) / threads);
-  } else {
-    rows = whole_setting(column_width_setting.key, chosen);
-  }
-  return std::clamp<std::int64_t>(rows, 1, std::max<std::int64_t>(p.grid.height, 1));
+  return skewed_width(p, depth, launch, p.grid.width * p.element_bytes(), p.grid.height);
 }
 
 }  // namespace swath::stencil

@@ -76,11 +76,11 @@ std::vector<float> transposed_a(const problem& p, const float* a) {
   return rows;
 }
 
-// C[i0 .. i0 + count) × [j0 .. j0 + width) = alpha A's rows times the panel (+ beta C): A's rows in
+// C[i0 .. i0 + Rows) × [j0 .. j0 + width) = alpha A's rows times the panel (+ beta C): A's rows in
 // place, rows[r lda + k] (rows = A's row i0).
 template <int Rows>
 SWATH_WIDE_VECTORS void panel_tile(const problem& p, const operands& x, const float* rows, const float* panel, std::int64_t i0,
-                                   int count, std::int64_t j0, std::int64_t width) {
+                                   std::int64_t j0, std::int64_t width) {
   vector16 sum[Rows][2] = {};
   for (std::int64_t k = 0; k < p.k; ++k) {
     vector16 b_low, b_high;
@@ -95,7 +95,6 @@ SWATH_WIDE_VECTORS void panel_tile(const problem& p, const operands& x, const fl
   }
 #pragma GCC unroll 8
   for (int r = 0; r < Rows; ++r) {
-    if (r >= count) break;
     float* c = x.c + (i0 + r) * p.ldc + j0;
     vector16 result[2] = {p.alpha * sum[r][0], p.alpha * sum[r][1]};
     if (width == tile_columns) {
@@ -132,9 +131,9 @@ void by_bands(const problem& p, const operands& x, std::int64_t band) {
         const float* panel = panels.data() + t * p.k * tile_columns;
         const std::int64_t j0 = first + t * tile_columns, columns = std::min<std::int64_t>(tile_columns, width - t * tile_columns);
         if (i0 + Rows <= p.m) {
-          panel_tile<Rows>(p, x, x.a + i0 * p.lda, panel, i0, Rows, j0, columns);
+          panel_tile<Rows>(p, x, x.a + i0 * p.lda, panel, i0, j0, columns);
         } else {
-          for (std::int64_t i = i0; i < p.m; ++i) panel_tile<1>(p, x, x.a + i * p.lda, panel, i, 1, j0, columns);
+          for (std::int64_t i = i0; i < p.m; ++i) panel_tile<1>(p, x, x.a + i * p.lda, panel, i, j0, columns);
         }
       }
     }

@@ -166,10 +166,11 @@ struct row_kernel {
   // The face rows' offsets, by class: y's class 0 .. r - 1 (y itself), r (not near a y face), r + 1 ..
   // 2r (y = H - r ..); z's likewise with rz; index z_class (2r + 1) + y_class. Empty where the faces'
   // rows take the points' path (copy, or a grid too thin for the classes to be apart). face_outside:
-  // the constant boundary's taps whose row lies outside the grid (they read the constant); no_tap_outside
-  // the interior rows' (none).
+  // the constant boundary's taps whose row lies outside the grid (they read the constant), and whether
+  // any does; no_tap_outside the interior rows' (none).
   std::vector<std::vector<std::int64_t>> face_offsets;
   std::vector<std::vector<char>> face_outside;
+  std::vector<char> face_reads_constant;
   std::vector<char> no_tap_outside;
 
   row_kernel(const problem& problem_, const operands& x)
@@ -192,6 +193,7 @@ struct row_kernel {
     const auto classes = static_cast<std::size_t>((2 * rz + 1) * (2 * r + 1));
     face_offsets.resize(classes);
     face_outside.resize(classes);
+    face_reads_constant.assign(classes, 0);
     for (int z_class = 0; z_class <= 2 * rz; ++z_class) {
       for (int y_class = 0; y_class <= 2 * r; ++y_class) {
         const std::int64_t y = y_class < r ? y_class : y_class == r ? r : height - r + (y_class - r - 1);
@@ -203,6 +205,7 @@ struct row_kernel {
           const std::int64_t source = source_index(r + t.dx, y + t.dy, z + t.dz, problem_.grid, depth, problem_.edge);
           face_offsets[index].push_back(source < 0 ? 0 : source - (z * plane + y * width + r));
           face_outside[index].push_back(source < 0 ? 1 : 0);
+          if (source < 0) face_reads_constant[index] = 1;
         }
       }
     }
@@ -276,15 +279,16 @@ struct row_kernel {
     const std::int64_t base = z * plane + y * width;
     const std::vector<std::int64_t>* taps = &offsets;
     const std::vector<char>* outside = &no_tap_outside;
+    bool some_outside = false;
     if (!interior_row && !face_offsets.empty()) {
       const int y_class = y < r ? static_cast<int>(y) : y >= height - r ? static_cast<int>(r + 1 + (y - (height - r))) : r;
       const int z_class = z < rz ? static_cast<int>(z) : z >= depth - rz ? static_cast<int>(rz + 1 + (z - (depth - rz))) : rz;
       const auto index = static_cast<std::size_t>(z_class * (2 * r + 1) + y_class);
       taps = &face_offsets[index];
       outside = &face_outside[index];
+      some_outside = face_reads_constant[index] != 0;
     }
     const bool chunks = interior_row || taps != &offsets;
-    const bool some_outside = outside != &no_tap_outside && std::find(outside->begin(), outside->end(), 1) != outside->end();
     const std::int64_t x_begin = chunks ? std::min<std::int64_t>(r, width) : width;
     const std::int64_t x_end = chunks ? std::max<std::int64_t>(width - r, x_begin) : width;
     const auto ends = [&](std::int64_t from, std::int64_t to) {
