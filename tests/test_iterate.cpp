@@ -153,6 +153,38 @@ TEST(IterateMarchModel, ChoosesTheDepthsTheSweepMeasuredAndRefusesDeeperThanComp
   EXPECT_THROW(depth_of("radius=1 shape=star type=float", chosen), usage_error);
 }
 
+// Step 07's model: a strip's time per kept point is the larger of streaming it and computing its sweeps
+// (iterate.cpp), summed over the passes T is cut into. On an H100 the 5-point float star is
+// compute-bound past L = 7, where 112 of the strip's 128 columns are kept; at T = 64 a depth of 8 is 8
+// passes where 7 is 10 (measured: 10.9 against 13.3 ms), at T = 14 a depth of 7 is 2. A chosen depth
+// past the compiled limit is refused.
+TEST(IterateStripModel, ChoosesTheDepthOfTheLeastTimeForTAndRefusesDeeperThanCompiled) {
+  EXPECT_EQ(strip_kept(8, 1), 112);
+  EXPECT_EQ(strip_lead(8, 1), 8);
+  for (int radius : {1, 2}) {
+    for (int depth = 1; depth <= strip_depth_limit(radius, 4); ++depth) {
+      EXPECT_EQ(strip_kept(depth, radius) % strip_columns, 0);
+      EXPECT_GE(strip_width - strip_lead(depth, radius) - strip_kept(depth, radius), depth * radius);  // the right halo
+    }
+  }
+  launch_context hopper;
+  hopper.sm_count = 132;
+  hopper.capability = 90;
+  const auto depth_of = [&](const std::string& config, const launch_context& launch) {
+    return strip_depth_of(make_iterated_problem({{{16384, 16384}}, config}), launch);
+  };
+  EXPECT_EQ(depth_of("radius=1 shape=star type=float sweeps=64", hopper), 8);
+  EXPECT_EQ(depth_of("radius=1 shape=star type=float sweeps=14", hopper), 7);
+  // Double is DRAM-bound: the fewest passes, 14 of 4-5 sweeps at the limit of 5 (measured 28.5 ms; 16 of 4: 31.0).
+  EXPECT_EQ(depth_of("radius=1 shape=star type=double sweeps=64", hopper), 5);
+  EXPECT_LE(depth_of("radius=2 shape=star type=float sweeps=64", hopper), depth_of("radius=1 shape=star type=float sweeps=64", hopper));
+  launch_context chosen = hopper;
+  chosen.settings = std::make_shared<const chosen_settings>(chosen_settings{{"fused", "10"}});
+  EXPECT_EQ(depth_of("radius=1 shape=star type=float sweeps=64", chosen), 10);
+  chosen.settings = std::make_shared<const chosen_settings>(chosen_settings{{"fused", "11"}});
+  EXPECT_THROW(depth_of("radius=1 shape=star type=float sweeps=64", chosen), usage_error);
+}
+
 class IterateVariant : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(IterateVariant, MatchesTSweepsOfTheReference) {
@@ -194,6 +226,7 @@ class GpuIterateVariant : public ::testing::TestWithParam<std::string> {};
 TEST_P(GpuIterateVariant, MatchesTSweepsOfTheReferenceIn3d) {
   SWATH_SKIP_WITHOUT_GPU();
   const iterated_variant& v = find_iterated_variant(GetParam());
+  if (!v.supports(make_iterated_problem({{{10, 10, 10}}, "sweeps=4"})).ok()) GTEST_SKIP() << v.info.name << " is 2D only";
   const bool small = std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr;
   // Under the sanitizers (SWATH_SMALL_GPU_TESTS) one size, radius 1, T = 3: each check is T launches of
   // the step and of the reference, and memcheck slows every launch to tens of milliseconds.
@@ -214,7 +247,9 @@ TEST_P(GpuIterateVariant, MatchesTSweepsOfTheReferenceIn2d) {
   if (!v.supports(make_iterated_problem({{{10, 10}}, "sweeps=4"})).ok()) GTEST_SKIP() << v.info.name << " is 3D only";
   const bool small = std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr;  // as in 3D
   const int checked = check_every_configuration(
-      v, small ? std::vector<bench::size_spec>{{{1100, 67}}} : std::vector<bench::size_spec>{{{1, 1}}, {{37, 29}}, {{1100, 67}}},
+      // 1100 x 67 and 517 x 300: step 07's strips inside the grid with 16-byte rows and without, several
+      // segments of rows with steps away from their ends.
+      v, small ? std::vector<bench::size_spec>{{{1100, 67}}} : std::vector<bench::size_spec>{{{1, 1}}, {{37, 29}}, {{1100, 67}}, {{517, 300}}},
       small ? std::vector<const char*>{"1"} : std::vector<const char*>{"1", "2", "4"},
       small ? std::vector<const char*>{"4"} : std::vector<const char*>{"0", "4", "9"}, settings_of(v, {"fused=1", "fused=3"}));
   EXPECT_GT(checked, 0) << v.info.name << " supported none of the configurations";
@@ -241,6 +276,30 @@ TEST_P(GpuIterateVariant, MatchesOnPitchedGridsAndAtEachPassDepth) {
       EXPECT_TRUE(result.passed()) << v.info.name << " " << config << ": " << result.describe();
     }
     if (v.info.settings.empty()) break;
+  }
+}
+
+// The 2D rows on pitched grids (rows 16-byte aligned and not) at every depth step 07 compiles.
+TEST_P(GpuIterateVariant, MatchesOnPitched2dGridsAtEachPassDepth) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const iterated_variant& v = find_iterated_variant(GetParam());
+  const bench::size_spec size{{300, 131}};
+  if (!v.supports(make_iterated_problem({size, "sweeps=4"})).ok()) GTEST_SKIP() << v.info.name << " is 3D only";
+  const bool small = std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr;  // as in 3D: the default depth only
+  for (int depth = 0; depth <= 10; ++depth) {
+    if (small && depth > 0) break;
+    for (const char* grid : {"radius=1 type=float boundary=clamp pitch=lines", "radius=1 type=double boundary=periodic pitch=301",
+                             "radius=2 type=float boundary=constant pitch=lines", "radius=2 type=double boundary=copy pitch=lines"}) {
+      const std::string config = std::string(grid) + " shape=star sweeps=23" + (depth > 0 ? " fused=" + std::to_string(depth) : "");
+      const iterated_problem p = make_iterated_problem({size, config});
+      if (!v.supports(p).ok()) continue;
+      const int u = static_cast<int>(p.sweep.element_bytes());
+      const int limit = v.info.name.ends_with("07_warp_strips") ? strip_depth_limit(p.sweep.radius, u)
+                                                                : fused_depth_limit(2, p.sweep.radius, p.sweep.form, u);
+      if (depth > 0 && (v.info.settings.empty() || depth > limit)) continue;
+      const auto result = check_config(v, size, config);
+      EXPECT_TRUE(result.passed()) << v.info.name << " " << config << ": " << result.describe();
+    }
   }
 }
 

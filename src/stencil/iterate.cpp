@@ -81,6 +81,14 @@ support marches_on_gpu(const iterated_problem& p) {
   return fusable_on_gpu(p);
 }
 
+support strips_on_gpu(const iterated_problem& p) {
+  const problem& s = p.sweep;
+  if (s.dims != 2 || s.form != shape::star) return support::no("step 07 takes 2D stars");
+  if (strip_depth_limit(s.radius, static_cast<int>(s.element_bytes())) < 2) return support::no("step 07 takes radius 1 and 2");
+  if (s.grid.width >= (1LL << 31) || s.grid.height >= (1LL << 31)) return support::no("each extent must be below 2^31");
+  return any_iterated(p);
+}
+
 namespace {
 
 // The model of steps 02 and 03: the pass depth L that maximises the step's rate, the lesser of what DRAM
@@ -244,6 +252,39 @@ std::int64_t skewed_band_of(const problem& p, int depth, const launch_context& l
 // columns and planes of z for rows: (d + 1)(2r + 1) planes of c + (2 + d) r rows in flight.
 std::int64_t skewed_slab_of(const problem& p, int depth, const launch_context& launch) {
   return skewed_width(p, depth, launch, p.grid.width * p.element_bytes(), p.grid.height);
+}
+
+// Step 07: each warp's strip streams its points independently of the others (no barrier), so a pass's
+// time per kept point is the larger, not the sum, of streaming it (2u bytes at the copy bandwidth B; the
+// halo columns and the segments' overlapping rows are read again by the next strip, mostly from L2) and
+// computing its sweeps: L (128 / kept) point-sweeps for each kept point, each costing `per_point`
+// instructions at 0.7 of the SM's 4 warp-instructions a clock: 4r + 1 FMAs (a double FMA takes the
+// pipe twice), 2r shuffles for 4 points, and about 2 of bookkeeping (the pass's loads and stores and the
+// queue moves the unrolling leaves). Float r = 1: 7.5 instructions, compute-bound past L = 7 on an H100.
+// The depth minimises the T sweeps' time, not a pass's rate: T is cut into whole passes (plan_passes),
+// so at T = 64 a depth of 7 costs 10 passes where 8 costs 8 (measured on an H100: 13.3 against 10.9 ms).
+int strip_depth_of(const iterated_problem& ip, const launch_context& launch) {
+  const problem& p = ip.sweep;
+  const int r = p.radius, limit = strip_depth_limit(r, static_cast<int>(p.element_bytes()));
+  return chosen_depth(launch, limit, "step 07", [&] {
+    const auto u = static_cast<double>(p.element_bytes());
+    const double per_point = (4 * r + 1) * (u == 4 ? 1.0 : 2.0) + 2.0 * r / strip_columns + 2.0;
+    const double issue = std::max(launch.sm_count, 1) * 4.0 * 0.7 * 1.75e9 * 32.0;
+    const double stream = 2 * u / default_for<double>(copy_bandwidth, launch.capability);
+    const auto pass_time = [&](int depth) {  // a pass's seconds per kept point
+      const double computed = static_cast<double>(strip_width) / strip_kept(depth, r);
+      return std::max(stream, depth * computed * per_point / issue);
+    };
+    const int sweeps = std::max(ip.sweeps, 1);
+    int best = std::min(limit, 2);
+    double best_time = 0;
+    for (int depth = 2; depth <= limit; ++depth) {
+      double time = 0;
+      for (const int d : plan_passes(sweeps, depth)) time += pass_time(d);
+      if (best_time == 0 || time < best_time / 1.02) best = depth, best_time = time;
+    }
+    return best;
+  });
 }
 
 }  // namespace swath::stencil

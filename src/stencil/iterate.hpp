@@ -89,11 +89,31 @@ struct march_layout {
 constexpr march_layout two_row_layout(int element_bytes) { return {16, 2, element_bytes == 4 ? 2 : 1}; }
 constexpr march_layout four_row_layout(int element_bytes) { return {8, 4, element_bytes == 4 ? 2 : 1}; }
 
+// Step 07's strips (2D stars): each warp owns a strip of 32 x 4 columns (4 a thread, one 16-byte
+// vector in float) and marches it along y with its L sweeps in registers, no shared memory, no barrier.
+// A pass keeps `strip_kept` columns of the 128: sweep τ is right only τ r columns in from the strip's
+// edges, and the strip starts `strip_lead` (L r rounded up to 4) left of its kept columns so that every
+// thread's 4 columns are 16-byte aligned and either all kept or none. L = 8, r = 1: 112 of 128 kept.
+inline constexpr int strip_columns = 4;   // a thread's
+inline constexpr int strip_width = 32 * strip_columns;
+constexpr int strip_lead(int depth, int radius) { return (depth * radius + 3) / 4 * 4; }
+constexpr int strip_kept(int depth, int radius) {
+  return (strip_width - depth * radius - strip_lead(depth, radius)) / strip_columns * strip_columns;
+}
+// Its deepest pass: each thread queues 2r + 1 rows of its 4 columns for the input and every sweep but
+// the last, L (2r + 1) 4 values, held to 120 registers (of 168 at three 128-thread blocks an SM): float
+// L = 10 at r = 1 and 6 at r = 2; double, two registers a value, 5 and 3.
+constexpr int strip_depth_limit(int radius, int element_bytes) {
+  const int values = 120 / (element_bytes / 4);
+  return radius == 1 || radius == 2 ? values / ((2 * radius + 1) * strip_columns) : 0;
+}
+
 // The sweeps a pass of step 02 (GPU) fuses: the chosen number, else the model's, within its compiled
 // limit for this radius, shape, dimension and type (0: the step cannot fuse this problem).
 int fused_depth_of(const problem& p, const launch_context& launch);
 int register_rows_depth_of(const problem& p, const launch_context& launch);  // step 03's, the same way
 int march_depth_of(const problem& p, const launch_context& launch, march_layout layout);  // steps 04-06's, the same way
+int strip_depth_of(const iterated_problem& p, const launch_context& launch);  // step 07's: the T sweeps' least time
 
 // The CPU skewed step's band: the widest band whose rows in flight for `depth` fused sweeps fit the
 // cache (schedule::skewed_column_width), and narrow enough to give each thread one, unless chosen. Its
@@ -111,6 +131,7 @@ support skewable_3d(const iterated_problem& p);  // the same in 3D
 support fusable_on_gpu(const iterated_problem& p);  // boundary other than periodic, a depth >= 2 compiled
 support rows_on_gpu(const iterated_problem& p);     // the same, 3D stars of radius 1 or 2
 support marches_on_gpu(const iterated_problem& p);  // steps 04-06: as step 03
+support strips_on_gpu(const iterated_problem& p);   // step 07: 2D stars of radius 1 or 2, every boundary
 
 // T single sweeps of the library's apply (host or device: where the operands are).
 void repeated_sweeps(const iterated_problem&, const sweep_operands&, const launch_context&);  // cpu/iterate/01_sweeps.cpp
@@ -124,6 +145,7 @@ void register_rows(const iterated_problem&, const sweep_operands&, const launch_
 void unrolled_march(const iterated_problem&, const sweep_operands&, const launch_context&);  // cuda/iterate/04_unrolled_march.cu
 void one_barrier_a_step(const iterated_problem&, const sweep_operands&, const launch_context&);  // cuda/iterate/05_one_barrier_a_step.cu
 void four_row_march(const iterated_problem&, const sweep_operands&, const launch_context&);  // cuda/iterate/06_four_row_march.cu
+void warp_strips(const iterated_problem&, const sweep_operands&, const launch_context&);     // cuda/iterate/07_warp_strips.cu
 // Copies the grid in to out on the launch's stream (T = 0), pads untouched.
 void copy_grid(const problem& p, const void* in, void* out, const launch_context& launch);
 }

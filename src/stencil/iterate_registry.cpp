@@ -27,6 +27,7 @@ const iterated_variant table[] = {
   {{"iterate/cuda/04_unrolled_march", cuda, "3D stars r 1-2: as 02, the depth compiled in, queues renamed, idle halo warps", "iterate", tolerance, false, device_memory, fused_settings}, marches_on_gpu, cuda::unrolled_march, iterated_work},
   {{"iterate/cuda/05_one_barrier_a_step", cuda, "3D stars r 1-2: as 04, sweeps r + 1 planes apart, one barrier a step", "iterate", tolerance, false, device_memory, fused_settings}, marches_on_gpu, cuda::one_barrier_a_step, iterated_work},
   {{"iterate/cuda/06_four_row_march", cuda, "3D stars r 1-2: as 04, 4 rows a thread (32 x 8 threads a block)", "iterate", tolerance, false, device_memory, fused_settings}, marches_on_gpu, cuda::four_row_march, iterated_work},
+  {{"iterate/cuda/07_warp_strips",    cuda, "2D stars r 1-2: a warp a strip of 128 columns, sweeps in registers, no barrier", "iterate", tolerance, false, device_memory, fused_settings}, strips_on_gpu, cuda::warp_strips, iterated_work},
 #endif
 };
 // clang-format on
