@@ -121,7 +121,7 @@ void apply_typed(const T* in, T* out, const grid_layout& grid, const operator_sp
 // The iterated steps' choice, where measured faster than T single sweeps (T = 64: bench/results/*/
 // *iterate*, *gpu-check*; docs/stencil.md, "Iterated sweeps"): on the GPU the warp strips of step 07
 // for 2D stars of radius 1-2, every boundary (H100, 16384^2: r = 1 4.2x the single-sweep roofline in
-// float, 3.2x in double, r = 2 1.9x; step 02 1.36x, 1.57x, 1.0x; T sweeps 0.82x); step 04
+// float, 3.2x in double, r = 2 1.7x; step 02 1.36x, 1.58x, 0.99x; T sweeps 0.82x); step 04
 // for 3D 7-point stars in float and double (512^3: H200 1.19x and 1.20x T sweeps, 2.2x step 02 in
 // float; H100 1.56x and 1.58x; steps 05-06 no faster); every other grid (3D radius 2: step 04 0.61x T
 // sweeps on the H200, 0.86x on the H100; boxes) runs T single sweeps. On the host, 2D grids in

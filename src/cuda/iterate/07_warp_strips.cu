@@ -31,7 +31,8 @@
 // 1.20 over the kernel, because the strips crossing the x faces ran a slower path (each sweep reset their
 // outside columns) and one wave's kernel waits for them. With the face strips moved into the grid and
 // the depth chosen for T's whole passes (7 cuts 64 into 10 passes, 8 into 8: 13.3 against 10.9 ms):
-// 4.2x in float (L = 8), 3.2x in double (L = 5), 1.9x at radius 2 (L = 5); step 02 1.36x, 1.57x, 1.0x.
+// 4.17x in float (L = 8), 3.20x in double (L = 5), 1.70x at radius 2 (the model's L = 4; L = 5: 1.91x);
+// step 02 1.36x, 1.58x, 0.99x (gpu-check at c75eab3).
 // Short of 5x: the register queues take 200-250 registers at L = 7-10 (two blocks, 8 warps an SM), and
 // capping them at 128 spills (min 4 blocks: 10% faster at L = 6-7 in float, 2x slower in double).
 // docs/journal/stencil.md, "Step 07: warp strips for 2D grids".
