@@ -107,6 +107,19 @@ constexpr int strip_depth_limit(int radius, int element_bytes) {
   const int values = 120 / (element_bytes / 4);
   return radius == 1 || radius == 2 ? values / ((2 * radius + 1) * strip_columns) : 0;
 }
+// Its pipeline, as data: rows loaded ahead of the march, and the blocks an SM its launch bounds ask for
+// (3: at most 168 registers, some spilled at the deeper passes; 1: as many as the queues take, two
+// blocks an SM). Measured on an H100 (16384^2, T = 64; journal, "Step 07"): float at radius 1, L = 8:
+// 10.9 ms at (2, none), 10.9 at (4, none), 10.7 at (2, 3), 10.0 at (4, 3); radius 2, L = 4: 26.9, 26.6,
+// 19.9, 21.7; double at radius 1, L = 5: 28.5, 27.6, 31.4, 37.2 (the spills cost double more).
+struct strip_pipeline {
+  int rows_ahead;
+  int min_blocks;
+};
+constexpr strip_pipeline strip_pipeline_of(int radius, int element_bytes) {
+  if (element_bytes == 8) return {4, 1};
+  return radius == 1 ? strip_pipeline{4, 3} : strip_pipeline{2, 3};
+}
 
 // The sweeps a pass of step 02 (GPU) fuses: the chosen number, else the model's, within its compiled
 // limit for this radius, shape, dimension and type (0: the step cannot fuse this problem).

@@ -33,8 +33,10 @@
 // the depth chosen for T's whole passes (7 cuts 64 into 10 passes, 8 into 8: 13.3 against 10.9 ms):
 // 4.17x in float (L = 8), 3.20x in double (L = 5), 1.70x at radius 2 (the model's L = 4; L = 5: 1.91x);
 // step 02 1.36x, 1.58x, 0.99x (gpu-check at c75eab3).
-// Short of 5x: the register queues take 200-250 registers at L = 7-10 (two blocks, 8 warps an SM), and
-// capping them at 128 spills (min 4 blocks: 10% faster at L = 6-7 in float, 2x slower in double).
+// Then the pipeline as data (strip_pipeline_of): in float 4 rows loaded ahead and launch bounds of 3
+// blocks an SM (168 registers, where the queues had taken 200-250 at L = 7-10): 10.0 ms, 4.55x, at L = 8;
+// double asks for no bound (capped at 3 blocks its spills cost 30%). Short of 5x: issue (ncu on the
+// first version: 9.4 instructions a point-sweep where the FMAs and shuffles are 5.5).
 // docs/journal/stencil.md, "Step 07: warp strips for 2D grids".
 #include "march.cuh"
 
@@ -44,13 +46,13 @@ namespace {
 using march::slot_of;
 
 constexpr int strip_warps = 4;  // a block's strips, side by side in x
-constexpr int strip_ahead = 2;  // rows loaded ahead of the one the march takes
 
 template <class T, int R, int L>
 struct strip_config {
   static constexpr int V = strip_columns, Q = 2 * R + 1, halo = L * R;
   static constexpr int kept = strip_kept(L, R), lead = strip_lead(L, R);
   static constexpr int taps = 4 * R + 1;  // a 2D star in the frame: x and z (the grid's y) taps
+  static constexpr strip_pipeline pipeline = strip_pipeline_of(R, static_cast<int>(sizeof(T)));
   static_assert(kept >= V, "the pass is deeper than the strip");
 };
 
@@ -204,7 +206,7 @@ __device__ __forceinline__ void march_strip(const T* __restrict__ in, T* __restr
                                             int keep_lo, int keep_hi, int ys, int ye, bool aligned_rows,
                                             const weights<T, 4 * R + 1>& c) {
   using C = strip_config<T, R, L>;
-  constexpr int V = C::V, Q = C::Q, halo = C::halo, D = strip_ahead;
+  constexpr int V = C::V, Q = C::Q, halo = C::halo, D = C::pipeline.rows_ahead;
   const strip_columns_of<T, R, L, Kind> at(f, x0, keep_lo, keep_hi, aligned_rows);
   const int ny = f.nz;  // the grid's rows: the frame's z
   const bool periodic = f.edge == boundary::periodic;
@@ -309,7 +311,7 @@ __device__ __forceinline__ void march_strip(const T* __restrict__ in, T* __restr
 // Blocks run in the order of blockIdx.x: the blocks of the grid's first and last strips first (their
 // face or outside warps are the slowest), then the rest, each group of strips over all its segments.
 template <class T, int R, int L>
-__global__ void __launch_bounds__(32 * strip_warps) strip_kernel(const T* __restrict__ in, T* __restrict__ out, frame f, T edge_value,
+__global__ void __launch_bounds__(32 * strip_warps, strip_config<T, R, L>::pipeline.min_blocks) strip_kernel(const T* __restrict__ in, T* __restrict__ out, frame f, T edge_value,
                                                                  int segment, int segments, bool aligned_rows,
                                                                  const __grid_constant__ weights<T, 4 * R + 1> c) {
   using C = strip_config<T, R, L>;
