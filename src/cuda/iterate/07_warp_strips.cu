@@ -35,8 +35,9 @@
 // step 02 1.36x, 1.58x, 0.99x (gpu-check at c75eab3).
 // Then the pipeline as data (strip_pipeline_of): in float 4 rows loaded ahead and launch bounds of 3
 // blocks an SM (168 registers, where the queues had taken 200-250 at L = 7-10): 10.0 ms, 4.55x, at L = 8;
-// double asks for no bound (capped at 3 blocks its spills cost 30%). Short of 5x: issue (ncu on the
-// first version: 9.4 instructions a point-sweep where the FMAs and shuffles are 5.5).
+// double asks for no bound (capped at 3 blocks its spills cost 30%); at radius 2 its 4 rows ahead cost
+// 24% (1.69x against 2.05x at 2 ahead). Short of 5x: issue (ncu on the first version: 9.4 instructions a
+// point-sweep where the FMAs and shuffles are 5.5).
 // docs/journal/stencil.md, "Step 07: warp strips for 2D grids".
 #include "march.cuh"
 
