@@ -119,7 +119,7 @@ struct strip_pipeline {
   int min_blocks;
 };
 constexpr strip_pipeline strip_pipeline_of(int radius, int element_bytes) {
-  if (element_bytes == 8) return {4, 1};
+  if (element_bytes == 8) return radius == 1 ? strip_pipeline{4, 1} : strip_pipeline{2, 1};
   return radius == 1 ? strip_pipeline{4, 3} : strip_pipeline{2, 3};
 }
 
@@ -163,6 +163,23 @@ void four_row_march(const iterated_problem&, const sweep_operands&, const launch
 void warp_strips(const iterated_problem&, const sweep_operands&, const launch_context&);     // cuda/iterate/07_warp_strips.cu
 // Copies the grid in to out on the launch's stream (T = 0), pads untouched.
 void copy_grid(const problem& p, const void* in, void* out, const launch_context& launch);
+
+// The GPU steps' loop over passes: T = 0 copies the input; else T is cut into passes of at most
+// `depth` sweeps (plan_passes), each launched as run_pass(source, target, its depth) on the buffers
+// pass_at gives it.
+template <class RunPass>
+void run_passes(const iterated_problem& ip, const sweep_operands& x, const launch_context& launch, int depth, RunPass&& run_pass) {
+  if (ip.sweeps == 0) {
+    if (x.in != x.out) copy_grid(ip.sweep, x.in, x.out, launch);
+    return;
+  }
+  const std::vector<int> passes = plan_passes(ip.sweeps, depth);
+  const int count = static_cast<int>(passes.size());
+  for (int k = 0; k < count; ++k) {
+    const pass_buffers at = pass_at(x, k, count);
+    run_pass(at.source, at.target, passes[static_cast<std::size_t>(k)]);
+  }
+}
 }
 
 }  // namespace swath::stencil

@@ -203,18 +203,9 @@ void copy_grid(const problem& p, const void* in, void* out, const launch_context
 
 void fused_planes(const iterated_problem& ip, const sweep_operands& x, const launch_context& launch) {
   const problem& p = ip.sweep;
-  if (ip.sweeps == 0) {
-    if (x.in != x.out) copy_grid(p, x.in, x.out, launch);
-    return;
-  }
-  const std::vector<int> passes = plan_passes(ip.sweeps, fused_depth_of(p, launch));
-  const int count = static_cast<int>(passes.size());
-  for (int k = 0; k < count; ++k) {
-    const pass_buffers at = pass_at(x, k, count);
-    for_generic_instance(p, [&]<class T, int R, shape S, int Dims>() {
-      run_pass<T, R, S, Dims>(p, at.source, at.target, passes[static_cast<std::size_t>(k)], launch);
-    });
-  }
+  run_passes(ip, x, launch, fused_depth_of(p, launch), [&](const void* source, void* target, int depth) {
+    for_generic_instance(p, [&]<class T, int R, shape S, int Dims>() { run_pass<T, R, S, Dims>(p, source, target, depth, launch); });
+  });
 }
 
 }  // namespace swath::stencil::cuda

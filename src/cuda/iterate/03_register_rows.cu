@@ -211,24 +211,16 @@ void run_pass(const problem& p, const void* source, void* target, int depth, con
 
 void register_rows(const iterated_problem& ip, const sweep_operands& x, const launch_context& launch) {
   const problem& p = ip.sweep;
-  if (ip.sweeps == 0) {
-    if (x.in != x.out) copy_grid(p, x.in, x.out, launch);
-    return;
-  }
-  const std::vector<int> passes = plan_passes(ip.sweeps, register_rows_depth_of(p, launch));
-  const int count = static_cast<int>(passes.size());
-  for (int k = 0; k < count; ++k) {
-    const pass_buffers at = pass_at(x, k, count);
-    const int depth = passes[static_cast<std::size_t>(k)];
+  run_passes(ip, x, launch, register_rows_depth_of(p, launch), [&](const void* source, void* target, int depth) {
     for_element_type(p, [&]<class T>() {
       if (p.radius == 1) {
-        run_pass<T, 1>(p, at.source, at.target, depth, launch);
+        run_pass<T, 1>(p, source, target, depth, launch);
       } else {
         SWATH_EXPECTS(p.radius == 2, "iterate step 03: stars of radius 1 and 2");
-        run_pass<T, 2>(p, at.source, at.target, depth, launch);
+        run_pass<T, 2>(p, source, target, depth, launch);
       }
     });
-  }
+  });
 }
 
 }  // namespace swath::stencil::cuda

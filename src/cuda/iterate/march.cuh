@@ -11,6 +11,7 @@
 // precomputed per thread, and the columns outside the grid, which hold the constant or are never read);
 // all others read their neighbours directly.
 #include <cstdint>
+#include <string>
 #include <utility>
 
 #include "../../stencil/iterate.hpp"
@@ -226,32 +227,32 @@ void run_pass(const problem& p, const void* source, void* target, const launch_c
   SWATH_CHECK_LAST();
 }
 
+// Calls launch_depth.template operator()<D>() for the compiled depth D = depth, 1 <= D <= Limit (a
+// step's kernels are templates of their depth: the queues rotate by renaming).
+template <int Limit, class LaunchDepth>
+void with_compiled_depth(int depth, const std::string& step, LaunchDepth&& launch_depth) {
+  SWATH_EXPECTS(depth >= 1 && depth <= Limit, step + ": pass depth outside its compiled range");
+  [&]<int... D>(std::integer_sequence<int, D...>) {
+    ((depth == D + 1 ? launch_depth.template operator()<D + 1>() : void()), ...);
+  }(std::make_integer_sequence<int, Limit>{});
+}
+
 // T sweeps as passes of the model's (or the chosen) depth, each pass the template of its depth.
 template <class Step>
 void run(const iterated_problem& ip, const sweep_operands& x, const launch_context& launch) {
   const problem& p = ip.sweep;
-  if (ip.sweeps == 0) {
-    if (x.in != x.out) copy_grid(p, x.in, x.out, launch);
-    return;
-  }
   const march_layout layout = p.element_bytes() == 4 ? Step::template layout<float>() : Step::template layout<double>();
-  const std::vector<int> passes = plan_passes(ip.sweeps, march_depth_of(p, launch, layout));
-  const int count = static_cast<int>(passes.size());
-  for (int k = 0; k < count; ++k) {
-    const pass_buffers at = pass_at(x, k, count);
-    const int depth = passes[static_cast<std::size_t>(k)];
+  run_passes(ip, x, launch, march_depth_of(p, launch, layout), [&](const void* source, void* target, int depth) {
     for_element_type(p, [&]<class T>() {
       const auto with_radius = [&]<int R>() {
-        constexpr int limit = config_of<Step, T, R>::depth;
-        SWATH_EXPECTS(depth >= 1 && depth <= limit, std::string(Step::name) + ": pass depth outside its compiled range");
-        [&]<int... D>(std::integer_sequence<int, D...>) {
-          ((depth == D + 1 ? run_pass<Step, T, R, D + 1>(p, at.source, at.target, launch) : void()), ...);
-        }(std::make_integer_sequence<int, limit>{});
+        with_compiled_depth<config_of<Step, T, R>::depth>(depth, Step::name, [&]<int L>() {
+          run_pass<Step, T, R, L>(p, source, target, launch);
+        });
       };
       SWATH_EXPECTS(p.radius == 1 || p.radius == 2, std::string(Step::name) + ": stars of radius 1 and 2");
       p.radius == 1 ? with_radius.template operator()<1>() : with_radius.template operator()<2>();
     });
-  }
+  });
 }
 
 }  // namespace swath::stencil::cuda::march
