@@ -112,8 +112,8 @@ constexpr int strip_depth_limit(int radius, int element_bytes) {
 // blocks an SM). Measured on an H100 (16384^2, T = 64; journal, "Step 07"): float at radius 1, L = 8:
 // 10.9 ms at (2, none), 10.9 at (4, none), 10.7 at (2, 3), 10.0 at (4, 3); radius 2, L = 4: 26.9, 26.6,
 // 19.9, 21.7; double at radius 1, L = 5: 28.5, 27.6, 31.4, 37.2 (the spills cost double more). Double
-// at radius 2 was not swept, and 4 rows ahead made it 24% slower there (gpu-check at 9599433: L = 3, its
-// queues and the rows ahead past 255 registers): it should load 2 ahead, unchecked on a GPU as yet.
+// at radius 2 was not swept: 4 rows ahead made it 24% slower (gpu-check at 9599433: L = 3, its queues and
+// the rows ahead past 255 registers); at 2 ahead, 49.9 ms (gpu-check at c893a5c, 54.1 at 4 ahead).
 struct strip_pipeline {
   int rows_ahead;
   int min_blocks;

@@ -36,8 +36,10 @@
 // Then the pipeline as data (strip_pipeline_of): in float 4 rows loaded ahead and launch bounds of 3
 // blocks an SM (168 registers, where the queues had taken 200-250 at L = 7-10): 10.0 ms, 4.55x, at L = 8;
 // double asks for no bound (capped at 3 blocks its spills cost 30%); at radius 2 its 4 rows ahead cost
-// 24% (1.69x against 2.05x at 2 ahead). Short of 5x: issue (ncu on the first version: 9.4 instructions a
-// point-sweep where the FMAs and shuffles are 5.5).
+// 24% (1.69x against 2.05x at 2 ahead). Then the edge strips' marches out of line (march_edge_strip: the
+// kernel had spilled 376 bytes at L = 8 for their registers; the inner march alone spills none): 9.57 ms,
+// 4.77x; double 3.74x, radius 2 2.42x and (2 rows ahead) 1.83x (gpu-check at c893a5c). Short of 5x: issue
+// (ncu on the first version: 9.4 instructions a point-sweep where the FMAs and shuffles are 5.5).
 // docs/journal/stencil.md, "Step 07: warp strips for 2D grids".
 #include "march.cuh"
 
