@@ -107,20 +107,22 @@ constexpr int strip_depth_limit(int radius, int element_bytes) {
   const int values = 120 / (element_bytes / 4);
   return radius == 1 || radius == 2 ? values / ((2 * radius + 1) * strip_columns) : 0;
 }
-// Its pipeline, as data: rows loaded ahead of the march, and the blocks an SM its launch bounds ask for
-// (3: at most 168 registers, some spilled at the deeper passes; 1: as many as the queues take, two
-// blocks an SM). Measured on an H100 (16384^2, T = 64; journal, "Step 07"): float at radius 1, L = 8:
-// 10.9 ms at (2, none), 10.9 at (4, none), 10.7 at (2, 3), 10.0 at (4, 3); radius 2, L = 4: 26.9, 26.6,
-// 19.9, 21.7; double at radius 1, L = 5: 28.5, 27.6, 31.4, 37.2 (the spills cost double more). Double
-// at radius 2 was not swept: 4 rows ahead made it 24% slower (gpu-check at 9599433: L = 3, its queues and
-// the rows ahead past 255 registers); at 2 ahead, 49.9 ms (gpu-check at c893a5c, 54.1 at 4 ahead).
+// Its pipeline, as data: the rows loaded ahead of the march, through shared memory (cp.async, a ring
+// of rows_ahead + 1 slots a thread) or in registers (renamed like the queues: rows_ahead divides 2r + 1),
+// and the blocks an SM its launch bounds ask for (3: at most 168 registers; 1: as many as the queues
+// take, two blocks an SM; on an H100, float r 1 at L = 8 took 10.9 ms unbounded, 10.0 at 3 blocks and
+// 15.9 at 4, whose 128 registers spill 456 bytes). Measured on an H200 (16384^2, T = 64, ms; journal, "Step 07: the rows ahead"):
+// float r 1 (L = 8): registers shifted a slot a step 7.27 (2 ahead), renamed 7.59 (3), shared 7.53 (2),
+// 6.74 (4), 7.01 (8); float r 2 (L = 4): renamed 14.72 (5), shared 13.87 (4); double r 1: renamed 19.03
+// (3), shared 19.43 (4), 18.95 (8); double r 2: renamed 33.50 (5), shared 36.76 (4), 38.73 (8).
 struct strip_pipeline {
   int rows_ahead;
   int min_blocks;
+  bool shared_ring;
 };
 constexpr strip_pipeline strip_pipeline_of(int radius, int element_bytes) {
-  if (element_bytes == 8) return radius == 1 ? strip_pipeline{4, 1} : strip_pipeline{2, 1};
-  return radius == 1 ? strip_pipeline{4, 3} : strip_pipeline{2, 3};
+  if (element_bytes == 8) return radius == 1 ? strip_pipeline{8, 1, true} : strip_pipeline{2 * radius + 1, 1, false};
+  return {4, 3, true};
 }
 
 // The sweeps a pass of step 02 (GPU) fuses: the chosen number, else the model's, within its compiled

@@ -6,8 +6,8 @@
 // - each warp owns a strip of 128 columns (4 a thread: one 16-byte load or store in float) and a
 //   segment of rows, and marches it along y. Step s loads row s; sweep τ computes row s - τ r from the
 //   last 2r + 1 rows of sweep τ - 1, which the thread holds in registers (its y taps); the x taps beside
-//   its own 4 columns come from the neighbouring lanes by 2r shuffles. No shared memory, no barrier: a
-//   warp waits only on its own loads;
+//   its own 4 columns come from the neighbouring lanes by 2r shuffles. Nothing shared between warps, no
+//   barrier: a warp waits only on its own loads (the rows ahead: rows_ahead_ring, strip_pipeline_of);
 // - the strip's edges are recomputed (sweep τ is right only τ r columns in from them: a pass keeps
 //   strip_kept of 128 columns, 112 at L = 8, r = 1), and so are L r rows at each end of a segment;
 // - as in step 04, the depth is a template parameter, the queues rotate by renaming (the march unrolled
@@ -22,25 +22,17 @@
 // Grids narrower than a strip, and periodic ones' first and last strips, hold the boundary's value in
 // their columns outside the grid (strip_kind::outside).
 //
-// Prediction (H100, 16384^2 float, 5-point, T = 64): about 7.5 instructions a point-sweep (5 FMAs, half
-// a shuffle, 2 of bookkeeping), 1.14 computed a kept one at L = 8: at 0.7 of the SM's issue rate, 2.4 T
-// point-sweeps/s, 6.4x the single-sweep roofline of 377 G/s; DRAM allows 7x at L = 7. Expect 5-6x, about
-// 4x step 02. Double: DRAM-bound at L = 5, about 4.5x its roofline. Radius 2 float at L = 6: about 3.5x.
-// Outcome (H100, T = 64, 16384^2, the same runs): the first version, 2.3x the roofline (873 G/s, 1.7x step
-// 02) at L = 7: ncu 9.4 instructions a computed point-sweep, 1.84 issued a clock while an SM had warps,
-// 1.20 over the kernel, because the strips crossing the x faces ran a slower path (each sweep reset their
-// outside columns) and one wave's kernel waits for them. With the face strips moved into the grid and
-// the depth chosen for T's whole passes (7 cuts 64 into 10 passes, 8 into 8: 13.3 against 10.9 ms):
-// 4.17x in float (L = 8), 3.20x in double (L = 5), 1.70x at radius 2 (the model's L = 4; L = 5: 1.91x);
-// step 02 1.36x, 1.58x, 0.99x (gpu-check at c75eab3).
-// Then the pipeline as data (strip_pipeline_of): in float 4 rows loaded ahead and launch bounds of 3
-// blocks an SM (168 registers, where the queues had taken 200-250 at L = 7-10): 10.0 ms, 4.55x, at L = 8;
-// double asks for no bound (capped at 3 blocks its spills cost 30%); at radius 2 its 4 rows ahead cost
-// 24% (1.69x against 2.05x at 2 ahead). Then the edge strips' marches out of line (march_edge_strip: the
-// kernel had spilled 376 bytes at L = 8 for their registers; the inner march alone spills none): 9.57 ms,
-// 4.77x; double 3.74x, radius 2 2.42x and (2 rows ahead) 1.83x (gpu-check at c893a5c). Short of 5x: issue
-// (ncu on the first version: 9.4 instructions a point-sweep where the FMAs and shuffles are 5.5).
-// docs/journal/stencil.md, "Step 07: warp strips for 2D grids".
+// Prediction (H100, 16384^2 float, 5-point, T = 64): about 7.5 instructions a point-sweep, 1.14 computed
+// a kept one at L = 8: 6.4x the single-sweep roofline by issue, 7x by DRAM at L = 7; expect 5-6x.
+// Outcomes (gpu-check rows; the history in docs/journal/stencil.md, "Step 07"): 2.3x first; 4.17x with
+// the face strips moved into the grid and the depth chosen for T's whole passes (c75eab3); 4.55x with
+// the pipeline as data; 4.77x with the edge strips' marches out of line (c893a5c). Then the 16-byte path
+// as a template parameter (ptxas had merged it with the 4-byte one into four loads a row) and the inner
+// strips' rows ahead through shared memory by cp.async (in registers they were loop-carried, and the
+// move ptxas made of each waited on its load: 59-70% of the cycles in long-scoreboard stalls). Predicted
+// from the SASS and ncu: 15% fewer instructions in the plain groups, and the kernel bound by issue, not
+// by one row in flight. Measured on an H200 in one call, float r 1: 8.79 -> 6.73 ms.
+#include "../core/async_copy.cuh"
 #include "march.cuh"
 
 namespace swath::stencil::cuda {
@@ -66,13 +58,17 @@ struct strip_config {
 // and last strips, read modulo the width; grids narrower than a strip), which hold the boundary's value.
 enum class strip_kind { inner, face, outside };
 
-// What a thread decides once: its 4 columns' boundary and whether it stores them.
-template <class T, int R, int L, strip_kind Kind>
+// What a thread decides once: its 4 columns' boundary and whether it stores them. Vectors: every row's
+// 4 columns a thread are loaded and stored as 16-byte vectors (inner strips on rows of 16-byte aligned
+// starts: an inner strip's x0 is a multiple of 4, as kept and lead are). A compile-time choice: tested
+// at run time, ptxas merged the two load paths of the march's plain groups into four 4-byte loads a
+// row (cuobjdump of L = 8 at c893a5c), the 16-byte load gone from the loop that runs nearly every row.
+template <class T, int R, int L, strip_kind Kind, bool Vectors>
 struct strip_columns_of {
+  static_assert(!Vectors || Kind == strip_kind::inner, "the 16-byte stores need a strip's kept columns 4-aligned");
   static constexpr int V = strip_columns;
   static constexpr bool outside_kind = Kind == strip_kind::outside;
   int x;                // the first of the thread's columns
-  bool vectors;         // the thread's 4 columns are 16 bytes, aligned, in every row
   bool left, right;     // face: lane 0's left neighbours, lane 31's right ones lie past a face
   int source[V];        // outside: the column each loads (clamped, or wrapped)
   bool outside[V];      // outside: outside the grid
@@ -81,10 +77,9 @@ struct strip_columns_of {
   int first_lane;       // outside: the lanes holding columns 0 and nx - 1, the latter's element (clamp)
   int last_lane, last_element;
 
-  __device__ strip_columns_of(const frame& f, int x0, int keep_lo, int keep_hi, bool aligned_rows) {
+  __device__ strip_columns_of(const frame& f, int x0, int keep_lo, int keep_hi) {
     const int lane = static_cast<int>(threadIdx.x) % 32;
     x = x0 + lane * V;
-    vectors = Kind != strip_kind::outside && aligned_rows && x0 % V == 0;
     left = Kind == strip_kind::face && lane == 0 && x0 == 0;
     right = Kind == strip_kind::face && lane == 31 && x0 + strip_width == f.nx;
 #pragma unroll
@@ -103,10 +98,10 @@ struct strip_columns_of {
 };
 
 // A row of the strip: its 4 columns a thread, from the row at `row` (the row's first element).
-template <class T, int R, int L, strip_kind Kind>
-__device__ __forceinline__ void load_row(const T* __restrict__ row, const frame& f, const strip_columns_of<T, R, L, Kind>& at,
+template <class T, int R, int L, strip_kind Kind, bool Vectors>
+__device__ __forceinline__ void load_row(const T* __restrict__ row, const frame& f, const strip_columns_of<T, R, L, Kind, Vectors>& at,
                                          T edge_value, T (&v)[strip_columns]) {
-  if (at.vectors) {
+  if constexpr (Vectors) {
     load_run<T, strip_columns>(row + at.x, v);  // the shared-memory helper works on any aligned address
     return;
   }
@@ -147,8 +142,8 @@ __device__ __forceinline__ void push_beyond(T (&queue)[Q][V], int phase, int off
 // slot_of(phase, at), its y taps beside it; the x taps beyond the thread's columns by shuffles. The
 // lanes at the strip's ends read their own values there: wrong, but only in columns the pass drops,
 // unless that end is a face (face strips), where the boundary's value takes their place.
-template <class T, int R, int L, strip_kind Kind, int Q, int V>
-__device__ __forceinline__ void sweep_row(const T (&from)[Q][V], int phase, int at, const strip_columns_of<T, R, L, Kind>& columns,
+template <class T, int R, int L, strip_kind Kind, bool Vectors, int Q, int V>
+__device__ __forceinline__ void sweep_row(const T (&from)[Q][V], int phase, int at, const strip_columns_of<T, R, L, Kind, Vectors>& columns,
                                           const frame& f, T edge_value, const weights<T, 4 * R + 1>& c, T (&result)[V]) {
   const T(&centre)[V] = from[slot_of<Q>(phase, at)];
   T wide[V + 2 * R];  // the row's columns x - r .. x + 3 + r
@@ -185,7 +180,7 @@ __device__ __forceinline__ void sweep_row(const T (&from)[Q][V], int phase, int 
 // the face column's new value for clamp). Periodic strips computed theirs from wrapped rows: already
 // right; under copy no point that computes reads them.
 template <class T, int R, int L>
-__device__ __forceinline__ void hold_boundary(const strip_columns_of<T, R, L, strip_kind::outside>& at, const frame& f, T edge_value,
+__device__ __forceinline__ void hold_boundary(const strip_columns_of<T, R, L, strip_kind::outside, false>& at, const frame& f, T edge_value,
                                               T (&v)[strip_columns]) {
   constexpr int V = strip_columns;
   if (f.edge == boundary::constant) {
@@ -202,15 +197,49 @@ __device__ __forceinline__ void hold_boundary(const strip_columns_of<T, R, L, st
   }
 }
 
+// The inner strips' rows ahead (the 16-byte path): each thread copies its own 16-byte pieces of row
+// s + D into shared memory by cp.async and reads row s back from there, D + 1 slots a thread in turn.
+// Held in registers instead, the rows ahead were loop-carried values: ptxas moved each loaded row into
+// the register the next group expected, and that move waited on the load (ncu, H100 and H200: 59-70% of
+// the warps' cycles in long-scoreboard stalls on one MOV a group), so a row was in flight for one step
+// whatever D was. Copies land in shared memory with no register in between, and a thread waits only for
+// its own copies (cp.async.wait_group), which are visible to it without a barrier.
+template <class T, int D>
+struct rows_ahead_ring {
+  static constexpr int V = strip_columns, slots = D + 1, per = 16 / static_cast<int>(sizeof(T));
+  static constexpr int slot_elements = 32 * strip_warps * V;  // a block's threads' pieces of one row
+  T* base;   // the thread's piece in slot 0
+  int slot;  // row s's
+  __device__ explicit rows_ahead_ring(T* ring) : base(ring + static_cast<int>(threadIdx.x) * V), slot(0) {}
+  // Row `row`'s 4 columns (16-byte aligned) into slot j; then commit, whether copied or not: the
+  // groups count the steps.
+  __device__ __forceinline__ void fetch(const T* row, int j) const {
+#pragma unroll
+    for (int k = 0; k < V / per; ++k) swath::cuda::copy_async(base + j * slot_elements + k * per, row + k * per, 16);
+  }
+  __device__ __forceinline__ void take(T (&v)[V]) const {
+    swath::cuda::wait_copies<D - 1>();  // rows s + 1 .. s + D - 1 may still be in flight
+    load_run<T, V>(base + slot * slot_elements, v);
+  }
+  __device__ __forceinline__ int ahead_slot() const { return slot == 0 ? D : slot - 1; }  // (slot + D) mod (D + 1)
+  __device__ __forceinline__ void advance() { slot = slot == D ? 0 : slot + 1; }
+};
+
 // A warp's pass over its strip (columns x0 .. x0 + 127, storing keep_lo .. keep_hi - 1) and segment
-// (rows ys .. ye - 1 of the last sweep).
-template <class T, int R, int L, strip_kind Kind>
+// (rows ys .. ye - 1 of the last sweep). `ring`: the block's rows_ahead_ring (the 16-byte path's).
+template <class T, int R, int L, strip_kind Kind, bool Vectors>
 __device__ __forceinline__ void march_strip(const T* __restrict__ in, T* __restrict__ out, const frame& f, T edge_value, int x0,
-                                            int keep_lo, int keep_hi, int ys, int ye, bool aligned_rows,
-                                            const weights<T, 4 * R + 1>& c) {
+                                            int keep_lo, int keep_hi, int ys, int ye, const weights<T, 4 * R + 1>& c,
+                                            T* ring = nullptr) {
   using C = strip_config<T, R, L>;
-  constexpr int V = C::V, Q = C::Q, halo = C::halo, D = C::pipeline.rows_ahead;
-  const strip_columns_of<T, R, L, Kind> at(f, x0, keep_lo, keep_hi, aligned_rows);
+  constexpr int V = C::V, Q = C::Q, halo = C::halo;
+  // Rows ahead: through shared memory on the 16-byte path where the pipeline says so; else in
+  // registers, renamed like the queues (row first + i in slot i mod D, D dividing the Q steps of a
+  // group: the pipeline's on the 16-byte path, Q on the others), which keeps ptxas's moves off them.
+  constexpr bool through_shared = Vectors && C::pipeline.shared_ring;
+  constexpr int D = Vectors ? C::pipeline.rows_ahead : Q;
+  static_assert(through_shared || Q % D == 0, "rows ahead in registers must divide the 2r + 1 steps of a group");
+  const strip_columns_of<T, R, L, Kind, Vectors> at(f, x0, keep_lo, keep_hi);
   const int ny = f.nz;  // the grid's rows: the frame's z
   const bool periodic = f.edge == boundary::periodic;
   const bool copy = f.edge == boundary::copy;
@@ -236,26 +265,40 @@ __device__ __forceinline__ void march_strip(const T* __restrict__ in, T* __restr
   // Row y's first element; periodic grids wrap y near a segment's ends (the plain groups' rows are in
   // the grid). The loads and stores advance their rows' offsets a step at a time.
   const auto row_at = [&](int y) { return (periodic ? wrap_or_clamp(y, ny, boundary::periodic) : y) * static_cast<std::int64_t>(f.sz); };
-  T next[D][V];
+  [[maybe_unused]] rows_ahead_ring<T, D> async_rows(ring);
+  T next[through_shared ? 1 : D][V];
 #pragma unroll
   for (int d = 0; d < D; ++d) {
-    if (first + d < load_end) load_row<T, R, L, Kind>(in + row_at(first + d), f, at, edge_value, next[d]);
+    if constexpr (through_shared) {
+      if (first + d < load_end) async_rows.fetch(in + row_at(first + d) + at.x, d);
+      swath::cuda::commit_copies();
+    } else if (first + d < load_end) {
+      load_row<T, R, L, Kind, Vectors>(in + row_at(first + d), f, at, edge_value, next[d]);
+    }
   }
   std::int64_t load_offset = static_cast<std::int64_t>(first + D) * f.sz;     // row s + D's, unwrapped
   std::int64_t store_offset = static_cast<std::int64_t>(first - halo) * f.sz;  // row s - L r's
 
   const auto step = [&]<int P, bool Ends>(int s) {
     T row[V];
+    if constexpr (through_shared) {
+      async_rows.take(row);
+      if (!Ends) {
+        async_rows.fetch(in + load_offset + at.x, async_rows.ahead_slot());
+      } else if (s + D < load_end) {
+        async_rows.fetch(in + row_at(s + D) + at.x, async_rows.ahead_slot());
+      }
+      swath::cuda::commit_copies();
+      async_rows.advance();
+    } else {
+      T(&ahead)[V] = next[slot_of<D>(P, 0)];  // row s; row s + D takes its place
 #pragma unroll
-    for (int k = 0; k < V; ++k) row[k] = next[0][k];
-#pragma unroll
-    for (int d = 0; d + 1 < D; ++d)
-#pragma unroll
-      for (int k = 0; k < V; ++k) next[d][k] = next[d + 1][k];
-    if (!Ends) {
-      load_row<T, R, L, Kind>(in + load_offset, f, at, edge_value, next[D - 1]);
-    } else if (s + D < load_end) {
-      load_row<T, R, L, Kind>(in + row_at(s + D), f, at, edge_value, next[D - 1]);
+      for (int k = 0; k < V; ++k) row[k] = ahead[k];
+      if (!Ends) {
+        load_row<T, R, L, Kind, Vectors>(in + load_offset, f, at, edge_value, ahead);
+      } else if (s + D < load_end) {
+        load_row<T, R, L, Kind, Vectors>(in + row_at(s + D), f, at, edge_value, ahead);
+      }
     }
     load_offset += f.sz;
     if (!Ends || s < load_end) {
@@ -279,7 +322,7 @@ __device__ __forceinline__ void march_strip(const T* __restrict__ in, T* __restr
         }
         if (sweep == L) {
           T* target = out + store_offset + at.x;  // j = s - L r: in the grid
-          if (Kind == strip_kind::inner && at.vectors) {
+          if constexpr (Vectors) {
             if (at.stores[0]) {
               using vector = typename vector16<T>::type;
               constexpr int per = 16 / static_cast<int>(sizeof(T));
@@ -311,17 +354,17 @@ __device__ __forceinline__ void march_strip(const T* __restrict__ in, T* __restr
   }
 }
 
-// The first and last strips' marches, out of line: their boundary's state (the columns outside the
-// grid, the faces' lanes, the copy boundary's kept columns) takes registers the inner strips' march does
-// not need, and ptxas gives a function one allocation for all its paths. Inlined, the three kinds
-// shared 168 registers with 376 bytes of spills at L = 8 (float, r = 1); apart, the inner strips' march
-// takes 150 and spills nothing, and the edge strips spill in their own code. The frame and weights come
-// by value: in registers, where a reference would have them copied to the stack and read from there.
+// The first and last strips' marches, and the inner strips' on rows not 16-byte aligned, out of line:
+// the boundary's state (the columns outside the grid, the faces' lanes, the copy boundary's kept
+// columns) takes registers the inner strips' march does not need, and ptxas gives a function one
+// allocation for all its paths. Inlined, the three kinds shared 168 registers with 376 bytes of spills
+// at L = 8 (float, r = 1); apart, the inner strips' march takes 150 and spills nothing, and the edge
+// strips spill in their own code. The frame and weights come by value: in registers, where a reference
+// would have them copied to the stack and read from there. Their loads are 4-byte ones.
 template <class T, int R, int L, strip_kind Kind>
 __device__ __noinline__ void march_edge_strip(const T* __restrict__ in, T* __restrict__ out, const frame f, T edge_value, int x0,
-                                              int keep_lo, int keep_hi, int ys, int ye, bool aligned_rows,
-                                              const weights<T, 4 * R + 1> c) {
-  march_strip<T, R, L, Kind>(in, out, f, edge_value, x0, keep_lo, keep_hi, ys, ye, aligned_rows, c);
+                                              int keep_lo, int keep_hi, int ys, int ye, const weights<T, 4 * R + 1> c) {
+  march_strip<T, R, L, Kind, false>(in, out, f, edge_value, x0, keep_lo, keep_hi, ys, ye, c);
 }
 
 // Blocks run in the order of blockIdx.x: the blocks of the grid's first and last strips first (their
@@ -331,6 +374,8 @@ __global__ void __launch_bounds__(32 * strip_warps, strip_config<T, R, L>::pipel
                                                                  int segment, int segments, bool aligned_rows,
                                                                  const __grid_constant__ weights<T, 4 * R + 1> c) {
   using C = strip_config<T, R, L>;
+  // The inner strips' rows ahead, where they go through shared memory.
+  __shared__ alignas(16) T ring[C::pipeline.shared_ring ? (C::pipeline.rows_ahead + 1) * 32 * strip_warps * C::V : 1];
   const int block = static_cast<int>(blockIdx.x), rank = block / segments, groups = static_cast<int>(gridDim.x) / segments;
   const int group = rank == 0 ? 0 : rank == 1 ? groups - 1 : rank - 1;
   const int strip = group * strip_warps + static_cast<int>(threadIdx.x) / 32;
@@ -345,11 +390,13 @@ __global__ void __launch_bounds__(32 * strip_warps, strip_config<T, R, L>::pipel
   const bool periodic = f.edge == boundary::periodic;
   if (!periodic && f.nx >= strip_width) x0 = min(max(x0, 0), f.nx - strip_width);
   if (x0 < 0 || x0 + strip_width > f.nx) {
-    march_edge_strip<T, R, L, strip_kind::outside>(in, out, f, edge_value, x0, keep_lo, keep_hi, ys, ye, aligned_rows, c);
+    march_edge_strip<T, R, L, strip_kind::outside>(in, out, f, edge_value, x0, keep_lo, keep_hi, ys, ye, c);
   } else if (!periodic && (x0 == 0 || x0 + strip_width == f.nx)) {
-    march_edge_strip<T, R, L, strip_kind::face>(in, out, f, edge_value, x0, keep_lo, keep_hi, ys, ye, aligned_rows, c);
+    march_edge_strip<T, R, L, strip_kind::face>(in, out, f, edge_value, x0, keep_lo, keep_hi, ys, ye, c);
+  } else if (aligned_rows) {
+    march_strip<T, R, L, strip_kind::inner, true>(in, out, f, edge_value, x0, keep_lo, keep_hi, ys, ye, c, ring);
   } else {
-    march_strip<T, R, L, strip_kind::inner>(in, out, f, edge_value, x0, keep_lo, keep_hi, ys, ye, aligned_rows, c);
+    march_edge_strip<T, R, L, strip_kind::inner>(in, out, f, edge_value, x0, keep_lo, keep_hi, ys, ye, c);
   }
 }
 
