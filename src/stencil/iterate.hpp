@@ -111,10 +111,11 @@ constexpr int strip_depth_limit(int radius, int element_bytes) {
 // of rows_ahead + 1 slots a thread) or in registers (renamed like the queues: rows_ahead divides 2r + 1),
 // and the blocks an SM its launch bounds ask for (3: at most 168 registers; 1: as many as the queues
 // take, two blocks an SM; on an H100, float r 1 at L = 8 took 10.9 ms unbounded, 10.0 at 3 blocks and
-// 15.9 at 4, whose 128 registers spill 456 bytes). Measured on an H200 (16384^2, T = 64, ms; journal, "Step 07: the rows ahead"):
-// float r 1 (L = 8): registers shifted a slot a step 7.27 (2 ahead), renamed 7.59 (3), shared 7.53 (2),
-// 6.74 (4), 7.01 (8); float r 2 (L = 4): renamed 14.72 (5), shared 13.87 (4); double r 1: renamed 19.03
-// (3), shared 19.43 (4), 18.95 (8); double r 2: renamed 33.50 (5), shared 36.76 (4), 38.73 (8).
+// 15.9 at 4, whose 128 registers spill 456 bytes). The rows ahead, measured on an H200 (16384^2,
+// T = 64, ms; journal, "Step 07: the rows ahead"): float r 1 (L = 8): registers shifted a slot a step
+// 7.27 (2 ahead), renamed 7.59 (3), shared 7.53 (2), 6.74 (4), 7.01 (8); float r 2 (L = 4): renamed
+// 14.72 (5), shared 13.87 (4); double r 1: renamed 19.03 (3), shared 19.43 (4), 18.95 (8); double r 2:
+// renamed 33.50 (5), shared 36.76 (4), 38.73 (8).
 struct strip_pipeline {
   int rows_ahead;
   int min_blocks;
