@@ -10,10 +10,15 @@ with changes elsewhere in the kernel, ±1-3% of the whole product (docs/journal/
 A build prints what it compiled, so a change that moves a measured schedule shows before a GPU run.
 
 usage: tools/sass_loops.py [--cuobjdump PATH] [--min-ffma N] OBJECT_OR_BINARY...
+       tools/sass_loops.py --which   (the cuobjdump it would run, or exit 1)
        make sass   (the gemm objects of build/release)
+cuobjdump: the one on the PATH, else the CUDA toolkit's, else NVIDIA's wheel (scripts/deps sass installs
+it from PyPI where the toolkit has none).
 """
 import argparse
+import glob
 import hashlib
+import os
 import re
 import shutil
 import subprocess
@@ -76,15 +81,35 @@ def readable(name):
     return re.sub(r"swath::gemm::cuda::", "", demangled)
 
 
+def find_cuobjdump():
+    """The PATH's cuobjdump, the toolkit's, or the nvidia-cuda-cuobjdump wheel's (nvidia/cu*/bin); None."""
+    candidates = [shutil.which("cuobjdump"), "/usr/local/cuda/bin/cuobjdump"]
+    try:
+        import nvidia  # the wheels' namespace package
+        for root in nvidia.__path__:
+            candidates += sorted(glob.glob(os.path.join(root, "cu*", "bin", "cuobjdump")), reverse=True)
+    except ImportError:
+        pass
+    return next((c for c in candidates if c and os.access(c, os.X_OK)), None)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("files", nargs="+")
-    parser.add_argument("--cuobjdump", default=shutil.which("cuobjdump") or "/usr/local/cuda/bin/cuobjdump")
+    parser.add_argument("files", nargs="*")
+    parser.add_argument("--cuobjdump", default=find_cuobjdump() or "cuobjdump")
     parser.add_argument("--min-ffma", type=int, default=1000)
+    parser.add_argument("--which", action="store_true", help="print the cuobjdump that would run and exit")
     args = parser.parse_args()
+    if args.which:
+        if not shutil.which(args.cuobjdump):
+            sys.exit(1)
+        print(shutil.which(args.cuobjdump))
+        return
+    if not args.files:
+        parser.error("no object or binary given")
     if not shutil.which(args.cuobjdump):
         sys.exit(f"sass_loops: cuobjdump not found at '{args.cuobjdump}' (part of the CUDA toolkit; "
-                 "pass --cuobjdump PATH)")
+                 "scripts/deps sass installs NVIDIA's wheel; or pass --cuobjdump PATH)")
     for path in args.files:
         result = subprocess.run([args.cuobjdump, "-sass", path], capture_output=True, text=True)
         if "does not contain device code" in result.stderr:
