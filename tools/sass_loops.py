@@ -100,14 +100,15 @@ def main():
     parser.add_argument("--min-ffma", type=int, default=1000)
     parser.add_argument("--which", action="store_true", help="print the cuobjdump that would run and exit")
     args = parser.parse_args()
+    found = shutil.which(args.cuobjdump)
     if args.which:
-        if not shutil.which(args.cuobjdump):
+        if not found:
             sys.exit(1)
-        print(shutil.which(args.cuobjdump))
+        print(found)
         return
     if not args.files:
         parser.error("no object or binary given")
-    if not shutil.which(args.cuobjdump):
+    if not found:
         sys.exit(f"sass_loops: cuobjdump not found at '{args.cuobjdump}' (part of the CUDA toolkit; "
                  "scripts/deps sass installs NVIDIA's wheel; or pass --cuobjdump PATH)")
     for path in args.files:

@@ -206,13 +206,13 @@ __device__ __forceinline__ void hold_boundary(const strip_columns_of<T, R, L, st
 // its own copies (cp.async.wait_group), which are visible to it without a barrier.
 template <class T, int D>
 struct rows_ahead_ring {
-  static constexpr int V = strip_columns, slots = D + 1, per = 16 / static_cast<int>(sizeof(T));
+  static constexpr int V = strip_columns, per = 16 / static_cast<int>(sizeof(T));
   static constexpr int slot_elements = 32 * strip_warps * V;  // a block's threads' pieces of one row
   T* base;   // the thread's piece in slot 0
   int slot;  // row s's
   __device__ explicit rows_ahead_ring(T* ring) : base(ring + static_cast<int>(threadIdx.x) * V), slot(0) {}
-  // Row `row`'s 4 columns (16-byte aligned) into slot j; then commit, whether copied or not: the
-  // groups count the steps.
+  // Row `row`'s 4 columns (16-byte aligned) into slot j. The caller commits a group every step, whether
+  // it copied or not: wait_copies counts steps.
   __device__ __forceinline__ void fetch(const T* row, int j) const {
 #pragma unroll
     for (int k = 0; k < V / per; ++k) swath::cuda::copy_async(base + j * slot_elements + k * per, row + k * per, 16);

@@ -228,10 +228,11 @@ void run_pass(const problem& p, const void* source, void* target, const launch_c
 }
 
 // Calls launch_depth.template operator()<D>() for the compiled depth D = depth, 1 <= D <= Limit (a
-// step's kernels are templates of their depth: the queues rotate by renaming).
+// step's kernels are templates of their depth: the queues rotate by renaming). Once a pass: the step's
+// name becomes a message only when the depth is out of range.
 template <int Limit, class LaunchDepth>
-void with_compiled_depth(int depth, const std::string& step, LaunchDepth&& launch_depth) {
-  SWATH_EXPECTS(depth >= 1 && depth <= Limit, step + ": pass depth outside its compiled range");
+void with_compiled_depth(int depth, const char* step, LaunchDepth&& launch_depth) {
+  SWATH_EXPECTS(depth >= 1 && depth <= Limit, std::string(step) + ": pass depth outside its compiled range");
   [&]<int... D>(std::integer_sequence<int, D...>) {
     ((depth == D + 1 ? launch_depth.template operator()<D + 1>() : void()), ...);
   }(std::make_integer_sequence<int, Limit>{});
