@@ -185,6 +185,43 @@ TEST(IterateStripModel, ChoosesTheDepthOfTheLeastTimeForTAndRefusesDeeperThanCom
   EXPECT_THROW(depth_of("radius=1 shape=star type=float sweeps=64", chosen), usage_error);
 }
 
+// Step 08's model: as step 07's over its 32-row tile. On an H100 the 7-point float star is DRAM-bound
+// up to L = 4 (120 x 24 of 128 x 32 kept), and L = 5 keeps too few (112 x 22) to pay for its compute:
+// 4 for float and double; radius 2 keeps 24 of 32 rows at L = 2 and 20 at 3: 2. The rings limit the
+// depth to 5 at radius 1 and 3 at radius 2 (227 KiB of shared memory).
+TEST(IterateStackModel, ChoosesTheDepthOfTheLeastTimeAndFitsTheRingsInSharedMemory) {
+  EXPECT_EQ(stack_kept_x(4, 1, 4), 120);
+  EXPECT_EQ(stack_kept_y(4, 1), 24);
+  EXPECT_EQ(stack_kept_x(4, 1, 8), 56);
+  EXPECT_EQ(stack_depth_limit(1, 4), 5);
+  EXPECT_EQ(stack_depth_limit(1, 8), 5);
+  EXPECT_EQ(stack_depth_limit(2, 4), 3);
+  EXPECT_EQ(stack_depth_limit(3, 4), 0);
+  for (int radius : {1, 2}) {
+    for (int u : {4, 8}) {
+      for (int depth = 1; depth <= stack_depth_limit(radius, u); ++depth) {
+        EXPECT_EQ(stack_kept_x(depth, radius, u) % stack_columns(u), 0);
+        EXPECT_GE(stack_width(u) - stack_lead(depth, radius, u) - stack_kept_x(depth, radius, u), depth * radius);  // the right halo
+        EXPECT_GE(stack_lead(depth, radius, u), depth * radius);
+        EXPECT_LE(stack_shared_bytes(depth, radius, u), 227 * 1024);
+      }
+    }
+  }
+  launch_context hopper;
+  hopper.sm_count = 132;
+  hopper.capability = 90;
+  const auto depth_of = [&](const std::string& config, const launch_context& launch) {
+    return stack_depth_of(make_iterated_problem({{{512, 512, 512}}, config}), launch);
+  };
+  EXPECT_EQ(depth_of("radius=1 shape=star type=float sweeps=64", hopper), 4);
+  EXPECT_EQ(depth_of("radius=1 shape=star type=double sweeps=64", hopper), 4);
+  EXPECT_EQ(depth_of("radius=2 shape=star type=float sweeps=64", hopper), 2);
+  launch_context chosen = hopper;
+  chosen.settings = std::make_shared<const chosen_settings>(chosen_settings{{"fused", "5"}});
+  EXPECT_EQ(depth_of("radius=1 shape=star type=float sweeps=64", chosen), 5);
+  EXPECT_THROW(depth_of("radius=2 shape=star type=float sweeps=64", chosen), usage_error);
+}
+
 class IterateVariant : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(IterateVariant, MatchesTSweepsOfTheReference) {
@@ -232,9 +269,11 @@ TEST_P(GpuIterateVariant, MatchesTSweepsOfTheReferenceIn3d) {
   // the step and of the reference, and memcheck slows every launch to tens of milliseconds.
   // 90 x 141 x 50: some tiles lie wholly inside the grid and some z chunks away from both faces at every
   // pass depth, step 06's 32 x 64 tiles included, so the fused steps' paths for the grid's middle run
-  // too (smaller grids are all edges).
-  const std::vector<bench::size_spec> sizes = small ? std::vector<bench::size_spec>{{{33, 31, 9}}, {{90, 141, 20}}}
-                                                    : std::vector<bench::size_spec>{{{1, 1, 1}}, {{5, 3, 2}}, {{33, 31, 9}}, {{70, 45, 131}}, {{90, 141, 50}}};
+  // too (smaller grids are all edges). 300 x 90 x 37: step 08's 128 x 32 tiles too (260 x 60 x 20 under
+  // the sanitizers).
+  const std::vector<bench::size_spec> sizes =
+      small ? std::vector<bench::size_spec>{{{33, 31, 9}}, {{90, 141, 20}}, {{260, 60, 20}}}
+            : std::vector<bench::size_spec>{{{1, 1, 1}}, {{5, 3, 2}}, {{33, 31, 9}}, {{70, 45, 131}}, {{90, 141, 50}}, {{300, 90, 37}}};
   const int checked = check_every_configuration(v, sizes, small ? std::vector<const char*>{"1"} : std::vector<const char*>{"1", "2", "3", "4"},
                                                 small ? std::vector<const char*>{"3"} : std::vector<const char*>{"0", "1", "3", "7"},
                                                 settings_of(v, {"fused=1", "fused=2"}));
@@ -268,9 +307,10 @@ TEST_P(GpuIterateVariant, MatchesOnPitchedGridsAndAtEachPassDepth) {
       const iterated_problem p = make_iterated_problem({size, config});
       if (!v.supports(p).ok()) continue;
       const int u = static_cast<int>(p.sweep.element_bytes());
-      const int limit = v.info.name.ends_with("03_register_rows")  ? register_rows_depth_limit(p.sweep.radius, u)
-                        : marches(v)                                 ? march_depth_limit(p.sweep.radius, u)
-                                                                     : fused_depth_limit(3, p.sweep.radius, p.sweep.form, u);
+      const int limit = v.info.name.ends_with("03_register_rows")    ? register_rows_depth_limit(p.sweep.radius, u)
+                        : marches(v)                                   ? march_depth_limit(p.sweep.radius, u)
+                        : v.info.name.ends_with("08_stacked_strips")   ? stack_depth_limit(p.sweep.radius, u)
+                                                                       : fused_depth_limit(3, p.sweep.radius, p.sweep.form, u);
       if (!v.info.settings.empty() && *depth != '\0' && std::atoi(depth + 7) > limit) continue;
       const auto result = check_config(v, size, config);
       EXPECT_TRUE(result.passed()) << v.info.name << " " << config << ": " << result.describe();

@@ -120,21 +120,21 @@ void apply_typed(const T* in, T* out, const grid_layout& grid, const operator_sp
 
 // The iterated steps' choice, where measured faster than T single sweeps (T = 64: bench/results/*/
 // *iterate*, *gpu-check*; docs/stencil.md, "Iterated sweeps"): on the GPU the warp strips of step 07
-// for 2D stars of radius 1-2, every boundary (H100, 16384^2: r = 1 4.2x the single-sweep roofline in
-// float, 3.2x in double, r = 2 1.7x; step 02 1.36x, 1.58x, 0.99x; T sweeps 0.82x); step 04
-// for 3D 7-point stars in float and double (512^3: H200 1.19x and 1.20x T sweeps, 2.2x step 02 in
-// float; H100 1.56x and 1.58x; steps 05-06 no faster); every other grid (3D radius 2: step 04 0.61x T
-// sweeps on the H200, 0.86x on the H100; boxes) runs T single sweeps. On the host, 2D grids in
-// time-skewed bands, 3D stars in time-skewed slabs; else T sweeps. T >= 4: fewer sweeps give passes
-// of one or two.
+// for 2D stars of radius 1-2, every boundary (H100, 16384^2: r = 1 5.9x the single-sweep roofline in
+// float, 3.7x in double, r = 2 3.0x; T sweeps 0.82-0.87x); step 08's stacked strips for 3D 7-point
+// stars in float and double (H100, 512^3: 2.12x and 2.38x the roofline, 2.17x and 2.43x T sweeps; step
+// 04 1.53x and 1.55x, steps 05-06 no faster); every other grid (3D radius 2: step 08 1.03x T sweeps on
+// the H100, step 04 0.61x on the H200; boxes; periodic 3D grids) runs T single sweeps. On the host, 2D
+// grids in time-skewed bands, 3D stars in time-skewed slabs; else T sweeps. T >= 4: fewer sweeps give
+// passes of one or two.
 using iterated_rule = api::dispatch_rule<iterated_problem, sweep_operands>;
 bool deep_enough(const iterated_problem& p, const sweep_operands&) { return p.sweeps >= 4; }
 [[maybe_unused]] bool strips_pay_on_gpu(const iterated_problem& p, const sweep_operands& x) {
   return deep_enough(p, x) && strips_on_gpu(p).ok();
 }
-[[maybe_unused]] bool march_pays_on_gpu(const iterated_problem& p, const sweep_operands& x) {
+[[maybe_unused]] bool stacks_pay_on_gpu(const iterated_problem& p, const sweep_operands& x) {
   const problem& s = p.sweep;
-  return s.form == shape::star && s.dims == 3 && s.radius == 1 && deep_enough(p, x) && marches_on_gpu(p).ok();
+  return s.form == shape::star && s.dims == 3 && s.radius == 1 && deep_enough(p, x) && stacks_on_gpu(p).ok();
 }
 bool skewed_on_host(const iterated_problem& p, const sweep_operands& x) { return deep_enough(p, x) && skewable(p).ok(); }
 // 3D stars in slabs (2-vCPU Xeon, 256^3, T = 16: 1.22x T sweeps at r = 1, 1.09x at r = 2 in float, 1.33x
@@ -146,7 +146,7 @@ bool slabs_on_host(const iterated_problem& p, const sweep_operands& x) {
 // clang-format off
 #if SWATH_WITH_CUDA
 constexpr iterated_rule iterated_device_rules[] = {
-  {"iterate/cuda/04_unrolled_march", 0, 999, march_pays_on_gpu, cuda::unrolled_march, "3D 7-point stars"},
+  {"iterate/cuda/08_stacked_strips", 0, 999, stacks_pay_on_gpu, cuda::stacked_strips, "3D 7-point stars"},
   {"iterate/cuda/07_warp_strips", 0, 999, strips_pay_on_gpu, cuda::warp_strips, "2D stars r <= 2"},
   {"iterate/cuda/01_sweeps", 0, 999, api::always<iterated_problem, sweep_operands>, repeated_sweeps, "everything else"},
 };

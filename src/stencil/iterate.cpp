@@ -89,6 +89,13 @@ support strips_on_gpu(const iterated_problem& p) {
   return any_iterated(p);
 }
 
+support stacks_on_gpu(const iterated_problem& p) {
+  const problem& s = p.sweep;
+  if (s.dims != 3 || s.form != shape::star) return support::no("step 08 takes 3D stars");
+  if (stack_depth_limit(s.radius, static_cast<int>(s.element_bytes())) < 1) return support::no("step 08 takes radius 1 and 2");
+  return fusable_on_gpu(p);
+}
+
 namespace {
 
 // The model of steps 02 and 03: the pass depth L that maximises the step's rate, the lesser of what DRAM
@@ -254,6 +261,26 @@ std::int64_t skewed_slab_of(const problem& p, int depth, const launch_context& l
   return skewed_width(p, depth, launch, p.grid.width * p.element_bytes(), p.grid.height);
 }
 
+namespace {
+
+// The depth (2 .. limit) whose passes take the least time for T sweeps, from a pass's time per kept
+// point at each depth: T is cut into whole passes (plan_passes), so the deepest pass is not always the
+// fastest T. Ties (within 2%) go to the shallower.
+template <class PassTime>
+int least_time_depth(int sweeps, int limit, const PassTime& pass_time) {
+  sweeps = std::max(sweeps, 1);
+  int best = std::min(limit, 2);
+  double best_time = 0;
+  for (int depth = 2; depth <= limit; ++depth) {
+    double time = 0;
+    for (const int d : plan_passes(sweeps, depth)) time += pass_time(d);
+    if (best_time == 0 || time < best_time / 1.02) best = depth, best_time = time;
+  }
+  return best;
+}
+
+}  // namespace
+
 // Step 07: each warp's strip streams its points independently of the others (no barrier), so a pass's
 // time per kept point is the larger, not the sum, of streaming it (2u bytes at the copy bandwidth B; the
 // halo columns and the segments' overlapping rows are read again by the next strip, mostly from L2) and
@@ -275,15 +302,31 @@ int strip_depth_of(const iterated_problem& ip, const launch_context& launch) {
       const double computed = static_cast<double>(strip_width) / strip_kept(depth, r);
       return std::max(stream, depth * computed * per_point / issue);
     };
-    const int sweeps = std::max(ip.sweeps, 1);
-    int best = std::min(limit, 2);
-    double best_time = 0;
-    for (int depth = 2; depth <= limit; ++depth) {
-      double time = 0;
-      for (const int d : plan_passes(sweeps, depth)) time += pass_time(d);
-      if (best_time == 0 || time < best_time / 1.02) best = depth, best_time = time;
-    }
-    return best;
+    return least_time_depth(ip.sweeps, limit, pass_time);
+  });
+}
+
+// Step 08: as step 07's model, over the stacked strips' tile: a block's loads run ahead of its march by
+// cp.async, so a pass's time per kept point is again the larger of streaming it and computing its sweeps
+// over the tile, (32 V / kept x) (tile y / kept y) computed for each kept one. A point-sweep costs 6r + 1
+// FMAs (a double FMA takes the pipe twice) and, for a thread's V points a row, 2r shuffles, the rows
+// around its own from shared memory ((rows + 2r) / rows loads a row, and r - 1 of the planes above), a
+// store of its result, and about one instruction of bookkeeping a point (the barrier, the copies, the
+// unrolled march's few others). Float r = 1: 8.5 instructions; L = 4 keeps 120 x 24 of 128 x 32.
+int stack_depth_of(const iterated_problem& ip, const launch_context& launch) {
+  const problem& p = ip.sweep;
+  const int r = p.radius, u = static_cast<int>(p.element_bytes()), limit = stack_depth_limit(r, u);
+  return chosen_depth(launch, limit, "step 08", [&] {
+    const stack_layout layout = stack_layout_of(r);
+    const double loads = (layout.rows + 2.0 * r) / layout.rows + (r - 1);
+    const double per_point = (6 * r + 1) * (u == 4 ? 1.0 : 2.0) + (2.0 * r + loads + 1.0) / stack_columns(u) + 1.0;
+    const double issue = std::max(launch.sm_count, 1) * 4.0 * 0.7 * 1.75e9 * 32.0;
+    const double stream = 2.0 * u / default_for<double>(copy_bandwidth, launch.capability);
+    const auto pass_time = [&](int depth) {  // a pass's seconds per kept point
+      const double computed = static_cast<double>(stack_width(u)) / stack_kept_x(depth, r, u) * stack_tile_y(r) / stack_kept_y(depth, r);
+      return std::max(stream, depth * computed * per_point / issue);
+    };
+    return least_time_depth(ip.sweeps, limit, pass_time);
   });
 }
 

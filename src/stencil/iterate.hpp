@@ -126,12 +126,65 @@ constexpr strip_pipeline strip_pipeline_of(int radius, int element_bytes) {
   return {4, 3, true};
 }
 
+// Step 08's stacked strips (3D stars): step 07's strips stacked in y. A block of `warps` warps owns a tile of
+// 32 V columns (V = one 16-byte vector a thread: 4 floats, 2 doubles) by warps x rows rows and marches
+// it along z; each warp owns `rows` rows of the strip. Sweep τ computes plane s - τ r at step s from
+// sweep τ - 1's plane in shared memory (its centre, x taps by shuffles, y taps from the rows beside it)
+// and the r planes below it, held in registers, and the plane above from the sweep before's result of
+// this step: one barrier a step for all L sweeps. Each sweep but the last keeps r + 1 planes in a ring
+// of shared memory, the input rows_ahead + r + 1 (its copies land there by cp.async), each plane of the
+// tile with r pad rows above and below. The tile loses L r rows at each end in y and the strip L r
+// columns (rounded up to V) at each end in x: at L = 4, r = 1, 120 x 24 of 128 x 32 kept in float.
+struct stack_layout {
+  int warps;       // a block's, stacked in y
+  int rows;        // a warp's (and a thread's): rows of the strip
+  int rows_ahead;  // input planes copied ahead of the march
+};
+// 16 warps of 2 rows: a 32-row tile at one block an SM (the rings take most of the shared memory). The
+// planes ahead make the rings' slot counts divide a short unroll: r = 1, 2 ahead: 4 input slots and 2 a
+// sweep, unrolled by 4; r = 2, 3 ahead: 6 and 3, unrolled by 6.
+constexpr stack_layout stack_layout_of(int radius) { return {16, 2, radius == 1 ? 2 : 3}; }
+constexpr int stack_columns(int element_bytes) { return 16 / element_bytes; }  // a thread's
+constexpr int stack_width(int element_bytes) { return 32 * stack_columns(element_bytes); }
+constexpr int stack_tile_y(int radius) { return stack_layout_of(radius).warps * stack_layout_of(radius).rows; }
+// The strip starts `lead` (L r rounded up to V) left of its kept columns, as step 07's does.
+constexpr int stack_lead(int depth, int radius, int element_bytes) {
+  const int v = stack_columns(element_bytes);
+  return (depth * radius + v - 1) / v * v;
+}
+constexpr int stack_kept_x(int depth, int radius, int element_bytes) {
+  const int v = stack_columns(element_bytes);
+  return (stack_width(element_bytes) - depth * radius - stack_lead(depth, radius, element_bytes)) / v * v;
+}
+constexpr int stack_kept_y(int depth, int radius) { return stack_tile_y(radius) - 2 * depth * radius; }
+// Its shared memory: the input's ring and one a sweep but the last, each slot a plane of the tile
+// with its pad rows, (32 + 2r) x 32 V elements: 17 KiB at r = 1 in float and double.
+constexpr int stack_slots(int depth, int radius) {
+  return stack_layout_of(radius).rows_ahead + radius + 1 + (depth - 1) * (radius + 1);
+}
+constexpr long stack_shared_bytes(int depth, int radius, int element_bytes) {
+  return static_cast<long>(stack_slots(depth, radius)) * (stack_tile_y(radius) + 2 * radius) * stack_width(element_bytes) * element_bytes;
+}
+// Its deepest pass: the rings within Hopper's 227 KiB a block, a column and a row kept. r = 1: L = 5
+// (12 slots, 204 KiB); r = 2: L = 3 (12 slots of 18 KiB, 216 KiB). The held planes are few registers
+// (L r rows x V values, 40 in float at L = 5).
+constexpr int stack_depth_limit(int radius, int element_bytes) {
+  if (radius != 1 && radius != 2) return 0;
+  int depth = 0;
+  while (stack_shared_bytes(depth + 1, radius, element_bytes) <= 227 * 1024 && stack_kept_x(depth + 1, radius, element_bytes) > 0 &&
+         stack_kept_y(depth + 1, radius) > 0) {
+    ++depth;
+  }
+  return depth;
+}
+
 // The sweeps a pass of step 02 (GPU) fuses: the chosen number, else the model's, within its compiled
 // limit for this radius, shape, dimension and type (0: the step cannot fuse this problem).
 int fused_depth_of(const problem& p, const launch_context& launch);
 int register_rows_depth_of(const problem& p, const launch_context& launch);  // step 03's, the same way
 int march_depth_of(const problem& p, const launch_context& launch, march_layout layout);  // steps 04-06's, the same way
 int strip_depth_of(const iterated_problem& p, const launch_context& launch);  // step 07's: the T sweeps' least time
+int stack_depth_of(const iterated_problem& p, const launch_context& launch);   // step 08's, the same way
 
 // The CPU skewed step's band: the widest band whose rows in flight for `depth` fused sweeps fit the
 // cache (schedule::skewed_column_width), and narrow enough to give each thread one, unless chosen. Its
@@ -150,6 +203,7 @@ support fusable_on_gpu(const iterated_problem& p);  // boundary other than perio
 support rows_on_gpu(const iterated_problem& p);     // the same, 3D stars of radius 1 or 2
 support marches_on_gpu(const iterated_problem& p);  // steps 04-06: as step 03
 support strips_on_gpu(const iterated_problem& p);   // step 07: 2D stars of radius 1 or 2, every boundary
+support stacks_on_gpu(const iterated_problem& p);    // step 08: 3D stars of radius 1 or 2, boundary other than periodic
 
 // T single sweeps of the library's apply (host or device: where the operands are).
 void repeated_sweeps(const iterated_problem&, const sweep_operands&, const launch_context&);  // cpu/iterate/01_sweeps.cpp
@@ -164,6 +218,7 @@ void unrolled_march(const iterated_problem&, const sweep_operands&, const launch
 void one_barrier_a_step(const iterated_problem&, const sweep_operands&, const launch_context&);  // cuda/iterate/05_one_barrier_a_step.cu
 void four_row_march(const iterated_problem&, const sweep_operands&, const launch_context&);  // cuda/iterate/06_four_row_march.cu
 void warp_strips(const iterated_problem&, const sweep_operands&, const launch_context&);     // cuda/iterate/07_warp_strips.cu
+void stacked_strips(const iterated_problem&, const sweep_operands&, const launch_context&);  // cuda/iterate/08_stacked_strips.cu
 // Copies the grid in to out on the launch's stream (T = 0), pads untouched.
 void copy_grid(const problem& p, const void* in, void* out, const launch_context& launch);
 

@@ -400,8 +400,6 @@ __global__ void __launch_bounds__(32 * strip_warps, strip_config<T, R, L>::pipel
   }
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-
 template <class T, int R, int L>
 void run_strip_pass(const problem& p, const void* source, void* target, const launch_context& launch) {
   using C = strip_config<T, R, L>;
@@ -414,7 +412,7 @@ void run_strip_pass(const problem& p, const void* source, void* target, const la
   // Segments of rows: enough blocks to fill the SMs, each segment long against its 2 L r recomputed rows.
   const int chunks = choose_chunks(gx, static_cast<std::int64_t>(sms) * blocks_per_sm, f.nz, C::halo);
   const int segment = (f.nz + chunks - 1) / chunks, segments = (f.nz + segment - 1) / segment;
-  const bool aligned_rows = f.sz * static_cast<std::int64_t>(sizeof(T)) % 16 == 0 && aligned16(source) && aligned16(target);
+  const bool aligned_rows = rows_aligned16(f, source, target, sizeof(T));
   kernel<<<blocks_for(static_cast<std::int64_t>(gx) * segments, 1), threads, 0, stream_of(launch)>>>(
       static_cast<const T*>(source), static_cast<T*>(target), f, static_cast<T>(p.edge_value), segment, segments, aligned_rows,
       pack_weights<T, C::taps>(p, R, 0, shape::star));
@@ -427,13 +425,8 @@ void warp_strips(const iterated_problem& ip, const sweep_operands& x, const laun
   const problem& p = ip.sweep;
   run_passes(ip, x, launch, strip_depth_of(ip, launch), [&](const void* source, void* target, int depth) {
     SWATH_EXPECTS(p.dims == 2 && p.form == shape::star && (p.radius == 1 || p.radius == 2), "iterate step 07: 2D stars of radius 1 and 2");
-    for_element_type(p, [&]<class T>() {
-      const auto with_radius = [&]<int R>() {
-        march::with_compiled_depth<strip_depth_limit(R, static_cast<int>(sizeof(T)))>(depth, "iterate step 07", [&]<int L>() {
-          run_strip_pass<T, R, L>(p, source, target, launch);
-        });
-      };
-      p.radius == 1 ? with_radius.template operator()<1>() : with_radius.template operator()<2>();
+    march::with_star_pass<strip_depth_limit>(p, depth, "iterate step 07", [&]<class T, int R, int L>() {
+      run_strip_pass<T, R, L>(p, source, target, launch);
     });
   });
 }

@@ -238,6 +238,19 @@ void with_compiled_depth(int depth, const char* step, LaunchDepth&& launch_depth
   }(std::make_integer_sequence<int, Limit>{});
 }
 
+// Runs launch.template operator()<T, R, L>() for the problem's element type T, its radius R (1 or 2)
+// and the compiled depth L = depth (1 <= L <= Limit(R, sizeof(T))): steps 07 and 08, whose kernels are
+// templates of all three.
+template <int (*Limit)(int, int), class Launch>
+void with_star_pass(const problem& p, int depth, const char* step, Launch&& launch) {
+  for_element_type(p, [&]<class T>() {
+    const auto with_radius = [&]<int R>() {
+      with_compiled_depth<Limit(R, static_cast<int>(sizeof(T)))>(depth, step, [&]<int L>() { launch.template operator()<T, R, L>(); });
+    };
+    p.radius == 1 ? with_radius.template operator()<1>() : with_radius.template operator()<2>();
+  });
+}
+
 // T sweeps as passes of the model's (or the chosen) depth, each pass the template of its depth.
 template <class Step>
 void run(const iterated_problem& ip, const sweep_operands& x, const launch_context& launch) {

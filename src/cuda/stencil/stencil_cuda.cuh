@@ -152,6 +152,13 @@ constexpr int window_side() {
   return (bytes <= 4 ? 4 : bytes <= 8 ? 8 : (bytes + 15) / 16 * 16) / static_cast<int>(sizeof(T));
 }
 
+// Whether every row of both grids starts on a 16-byte boundary: the 16-byte loads and stores of the
+// iterated steps 07 and 08 (a plane's stride is a whole number of rows).
+inline bool rows_aligned16(const frame& f, const void* source, const void* target, std::size_t element_bytes) {
+  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+  return f.sy * static_cast<std::int64_t>(element_bytes) % 16 == 0 && aligned(source) && aligned(target);
+}
+
 inline cudaStream_t stream_of(const launch_context& launch) { return static_cast<cudaStream_t>(launch.stream); }
 
 inline unsigned blocks_for(std::int64_t items, int per_block) {
