@@ -1,40 +1,22 @@
 // Step 08 (GPU iterated stencil): 3D stars, step 07's strips stacked in y, one barrier a step.
 //
-// Steps 04-06 are bound by issue and by their barriers (ncu, H100, 512^3 float: a third of the stalls
-// issue, 17-24% barriers, DRAM 29-30% busy): a thread computes one point of a 32-column tile a sweep,
-// and each of the L sweeps of a step waits at a barrier for its plane in shared memory. Step 07 took 2D
-// grids to 5.9x the single-sweep roofline with warps that own strips of 128 columns (4 a thread, x taps
-// by shuffles) and need no one else. In 3D the y taps need the rows of other warps, so here:
+// What changed from steps 04-06 (issue- and barrier-bound, one point a thread, a barrier a sweep):
 // - a block of 16 warps owns a tile of 128 columns (64 in double: a 16-byte vector a thread) by 32 rows
-//   and marches it along z; each warp owns 2 rows of the strip (stack_layout_of, iterate.hpp);
-// - step s copies input plane s + D into a ring of shared memory (cp.async), and sweep τ computes plane
-//   p = s - τ r: from sweep τ - 1's plane p in shared memory (the thread's rows and r rows each side: its
-//   centre and y taps; x taps by shuffles), its r planes below held in registers (the centres of the
-//   thread's own earlier steps), its planes above from shared memory and, the topmost, from sweep
-//   τ - 1's result of this very step, in registers;
-// - each sweep but the last writes its plane into its own ring of r + 1 slots, read by the next sweep r
-//   steps later, so one barrier a step serves all L sweeps (step 05 needed r + 1 planes a sweep for it);
-// - the march is unrolled until every ring's slot is a constant (4 steps at r = 1), so the shared-memory
-//   addresses are the thread's base plus immediates;
-// - the tile's edges are recomputed (L r rows each side in y, L r columns rounded up to the vector in x),
-//   as are L r planes at each end of a z chunk. Tiles that cross an x or y face take the edge path (out
-//   of line): their columns and rows outside the grid load clamped, the constant replaces them where a
-//   point inside reads them, and under clamp the columns outside take the face's value after each sweep.
-// The periodic boundary is not taken (the dispatch keeps T sweeps for it).
-//
-// Prediction (H100, 512^3 float, 7-point, T = 64, L = 4): a thread's 4 points of a row a sweep cost 28
-// FMAs, 2 shuffles, 2 shared loads (4 rows around 2) and a store: about 8.5 instructions a computed
-// point-sweep against step 04's ~27. The tile keeps 120 x 24 of 128 x 32 (0.70), the z chunks' overlap
-// ~0.92 of the rest: 13 instructions a kept point-sweep, 1.5 T point-sweeps/s at 0.7 of the issue rate,
-// 4x the roofline by issue; DRAM allows 4x at L = 4 less the halo the L2 does not catch, and the shared
-// memory pipe (4 cycles a 16-byte warp access) 3.6x. Expect 2.5-3.5x (step 04: 1.52x); double about
-// 2.5x of its own roofline (step 04: 1.55x); radius 2 in float at L = 3 about 1.7x.
-// Outcome (H100, the same runs as steps 01 and 04): 10.6-10.8 ms, 2.12x (508 x 509 x 511: 2.08x); double
-// 2.38x; radius 2 (L = 2) 0.99x, 1.03x T sweeps. L = 3 and 4 tie in float, 5 is slower. The SASS has 9.2
-// instructions a computed point-sweep (the face tiles' 12.3), but ncu finds 4 warps a scheduler issuing
-// every 7.3 cycles, stalled on the MIO queue (23%: the loads and shuffles) and on their results (22%),
-// barriers 5%. Neither fewer loads (the own rows from registers) nor fewer warps with more rows helped:
-// docs/journal/stencil.md, "Step 08: stacked strips".
+//   and marches it along z, each warp 2 rows of the strip (stack_layout_of, iterate.hpp);
+// - sweep τ computes plane s - τ r at step s from sweep τ - 1's plane in a ring of shared memory (the
+//   thread's rows and r each side: centre and y taps; x taps by shuffles), the r planes below in
+//   registers and the plane above from sweep τ - 1's result of this step; a ring of r + 1 slots a sweep
+//   lets one barrier a step serve all L sweeps; the input is copied ahead by cp.async;
+// - the march is unrolled until every slot is a constant (shared addresses: a base plus immediates);
+// - tiles at the grid's faces are moved into it (tile_kind::face), other grids' tiles hold the
+//   boundary's value outside it (tile_kind::outside); periodic grids are not taken.
+// Prediction (H100, 512^3 float, 7-point, T = 64, L = 4): 8.5 instructions a computed point-sweep, 0.64
+// of them kept (tile and z chunks): 4x the roofline by issue at 0.7 of its rate, 3.6x by the shared
+// memory pipe; expect 2.5-3.5x (step 04: 1.52x), double about 2.5x (1.55x), radius 2 about 1.7x.
+// Outcome (same runs as steps 01 and 04): 2.12x (10.75 ms), double 2.38x, radius 2 (L = 2) 0.99x. The
+// SASS has 9.2 instructions a point-sweep (face tiles 12.3); ncu: 4 warps a scheduler issuing every 7.3
+// cycles, stalled on the MIO queue (loads, shuffles) and their results. Own rows from registers and 8
+// warps of 4 rows were no faster. docs/journal/stencil.md, "Step 08: stacked strips".
 #include <numeric>
 
 #include "../core/async_copy.cuh"
@@ -152,7 +134,7 @@ struct stack_thread {
   }
 };
 
-// The columns and rows outside the grid after a sweep (the edge path's writers): the constant, or under
+// The columns and rows outside the grid after a sweep (the outside tiles' writers): the constant, or under
 // clamp the face column's value (its lane's, by shuffle; rows past a y face are read from the face's).
 // Copy never reads them.
 template <class T, int R, int L>
