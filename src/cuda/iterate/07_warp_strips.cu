@@ -139,29 +139,14 @@ __device__ __forceinline__ void push_beyond(T (&queue)[Q][V], int phase, int off
 }
 
 // One sweep of the thread's 4 points of a row: `from` is the sweep before's queue, the row in slot
-// slot_of(phase, at), its y taps beside it; the x taps beyond the thread's columns by shuffles. The
-// lanes at the strip's ends read their own values there: wrong, but only in columns the pass drops,
-// unless that end is a face (face strips), where the boundary's value takes their place.
+// slot_of(phase, at), its y taps beside it; the x taps beyond the thread's columns by shuffles, the
+// boundary's value at a face strip's face (march::widen_row).
 template <class T, int R, int L, strip_kind Kind, bool Vectors, int Q, int V>
 __device__ __forceinline__ void sweep_row(const T (&from)[Q][V], int phase, int at, const strip_columns_of<T, R, L, Kind, Vectors>& columns,
                                           const frame& f, T edge_value, const weights<T, 4 * R + 1>& c, T (&result)[V]) {
   const T(&centre)[V] = from[slot_of<Q>(phase, at)];
   T wide[V + 2 * R];  // the row's columns x - r .. x + 3 + r
-#pragma unroll
-  for (int k = 0; k < V; ++k) wide[R + k] = centre[k];
-#pragma unroll
-  for (int i = 1; i <= R; ++i) {
-    wide[R - i] = __shfl_up_sync(0xffffffffu, centre[V - i], 1);
-    wide[R + V - 1 + i] = __shfl_down_sync(0xffffffffu, centre[i - 1], 1);
-  }
-  if constexpr (Kind == strip_kind::face) {
-    const bool constant = f.edge == boundary::constant;  // else clamp (copy never reads them)
-#pragma unroll
-    for (int i = 1; i <= R; ++i) {
-      if (columns.left) wide[R - i] = constant ? edge_value : centre[0];
-      if (columns.right) wide[R + V - 1 + i] = constant ? edge_value : centre[V - 1];
-    }
-  }
+  march::widen_row<Kind == strip_kind::face, R>(centre, columns.left, columns.right, f.edge == boundary::constant, edge_value, wide);
 #pragma unroll
   for (int k = 0; k < V; ++k) {
     T sum = c.w[star_index<R, 0>(0, 0, 0)] * centre[k];

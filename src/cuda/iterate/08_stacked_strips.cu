@@ -293,20 +293,7 @@ __device__ __forceinline__ void march_stack(const T* __restrict__ in, T* __restr
         for (int j = 0; j < rows; ++j) {
           const T(&centre)[V] = near[R + j];
           T wide[V + 2 * R];  // the row's columns x - r .. x + V - 1 + r
-#pragma unroll
-          for (int k = 0; k < V; ++k) wide[R + k] = centre[k];
-#pragma unroll
-          for (int i = 1; i <= R; ++i) {
-            wide[R - i] = __shfl_up_sync(0xffffffffu, centre[V - i], 1);
-            wide[R + V - 1 + i] = __shfl_down_sync(0xffffffffu, centre[i - 1], 1);
-          }
-          if constexpr (Kind == tile_kind::face) {
-#pragma unroll
-            for (int i = 1; i <= R; ++i) {  // clamp, or the constant (copy never reads them)
-              if (at.left) wide[R - i] = constant ? edge_value : centre[0];
-              if (at.right) wide[R + V - 1 + i] = constant ? edge_value : centre[V - 1];
-            }
-          }
+          march::widen_row<Kind == tile_kind::face, R>(centre, at.left, at.right, constant, edge_value, wide);
           const bool keeps_plane = Ends && copy && (p < R || p >= f.nz - R);
 #pragma unroll
           for (int k = 0; k < V; ++k) {

@@ -238,6 +238,30 @@ void with_compiled_depth(int depth, const char* step, LaunchDepth&& launch_depth
   }(std::make_integer_sequence<int, Limit>{});
 }
 
+// A thread's V columns of a row with r columns each side, for its x taps (steps 07 and 08: a warp's
+// lanes hold consecutive vectors of a strip): wide[r + k] is column x + k, the columns beyond the
+// thread's come from the neighbouring lanes by shuffles. The lanes at the strip's ends read their own
+// values there: wrong, but only in columns the pass drops, unless that end is a face (Face: `left` for
+// lane 0, `right` for lane 31), where the boundary's value takes their place: the constant, or under
+// clamp the face column's (copy never reads them).
+template <bool Face, int R, int V, class T>
+__device__ __forceinline__ void widen_row(const T (&centre)[V], bool left, bool right, bool constant, T edge_value, T (&wide)[V + 2 * R]) {
+#pragma unroll
+  for (int k = 0; k < V; ++k) wide[R + k] = centre[k];
+#pragma unroll
+  for (int i = 1; i <= R; ++i) {
+    wide[R - i] = __shfl_up_sync(0xffffffffu, centre[V - i], 1);
+    wide[R + V - 1 + i] = __shfl_down_sync(0xffffffffu, centre[i - 1], 1);
+  }
+  if constexpr (Face) {
+#pragma unroll
+    for (int i = 1; i <= R; ++i) {
+      if (left) wide[R - i] = constant ? edge_value : centre[0];
+      if (right) wide[R + V - 1 + i] = constant ? edge_value : centre[V - 1];
+    }
+  }
+}
+
 // Runs launch.template operator()<T, R, L>() for the problem's element type T, its radius R (1 or 2)
 // and the compiled depth L = depth (1 <= L <= Limit(R, sizeof(T))): steps 07 and 08, whose kernels are
 // templates of all three.
