@@ -65,10 +65,12 @@ def plot_roofline(data, path):
 
 
 def short_config(row):
-    """The parameters that tell a family's rows apart at one size (stencils: radius, type and a pitch)."""
+    """The parameters that tell a family's rows apart at one size (stencils: radius, a box, type, a pitch;
+    iterated stencils also the sweeps fused a pass where a row sets them)."""
     values = dict(item.split("=", 1) for item in row.get("config", "").split() if "=" in item)
-    shown = [f"r{values['radius']}" if "radius" in values else "", values.get("type", ""), values.get("input", ""),
-             f"pitch={values['pitch']}" if "pitch" in values else ""]
+    shown = [f"r{values['radius']}" if "radius" in values else "", "box" if values.get("shape") == "box" else "",
+             values.get("type", ""), values.get("input", ""), f"pitch={values['pitch']}" if "pitch" in values else "",
+             f"L={values['fused']}" if "fused" in values else ""]
     text = " ".join(v for v in shown if v)
     return f" {text}" if text else ""
 
