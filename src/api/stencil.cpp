@@ -123,10 +123,10 @@ void apply_typed(const T* in, T* out, const grid_layout& grid, const operator_sp
 // for 2D stars of radius 1-2, every boundary (H100, 16384^2: r = 1 5.9x the single-sweep roofline in
 // float, 3.7x in double, r = 2 3.0x; T sweeps 0.82-0.87x); step 08's stacked strips for 3D 7-point
 // stars in float and double (H100, 512^3: 2.12x and 2.38x the roofline, 2.17x and 2.43x T sweeps; step
-// 04 1.53x and 1.55x, steps 05-06 no faster); every other grid (3D radius 2: step 08 1.03x T sweeps on
-// the H100, step 04 0.61x on the H200; boxes; periodic 3D grids) runs T single sweeps. On the host, 2D
-// grids in time-skewed bands, 3D stars in time-skewed slabs; else T sweeps. T >= 4: fewer sweeps give
-// passes of one or two.
+// 04 1.53x and 1.55x, steps 05-06 no faster; H200 1.68x and 1.80x T sweeps); every other grid (3D radius
+// 2: step 08 1.03x T sweeps on the H100, 0.82x on the H200; boxes; periodic 3D grids) runs T single
+// sweeps. On the host, 2D grids in time-skewed bands, 3D stars in time-skewed slabs; else T sweeps.
+// T >= 4: fewer sweeps give passes of one or two.
 using iterated_rule = api::dispatch_rule<iterated_problem, sweep_operands>;
 bool deep_enough(const iterated_problem& p, const sweep_operands&) { return p.sweeps >= 4; }
 [[maybe_unused]] bool strips_pay_on_gpu(const iterated_problem& p, const sweep_operands& x) {

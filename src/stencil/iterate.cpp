@@ -110,6 +110,10 @@ constexpr measured_default<double> copy_bandwidth[] = {
     {0, 999, 1.5e12, "no measurement: a guess for pre-Hopper GPUs"},
 };
 
+// Lane-instructions a second the SMs issue at 0.7 of their 4 warp-instructions a clock (1.75 GHz): what
+// the models of steps 04-08 divide a point-sweep's instruction count by.
+double issued_per_s(const launch_context& launch) { return std::max(launch.sm_count, 1) * 4.0 * 0.7 * 1.75e9 * 32.0; }
+
 struct fused_costs {
   fused_block tile;
   double accesses;  // shared-memory accesses and shuffles a column a sweep
@@ -191,7 +195,7 @@ int march_depth_of(const problem& p, const launch_context& launch, march_layout 
     const double fma_cost = u == 4 ? 1.0 : 2.0;
     const int rows = layout.rows, tile_y = layout.tile_y();
     const double per_point = (rows * (1.0 + 2.0 * r + (6 * r + 1) * fma_cost) + r * (r + 1.0) + 12.0) / rows;
-    const double issue = std::max(launch.sm_count, 1) * 4.0 * 0.7 * 1.75e9 * 32.0;  // instructions a second
+    const double issue = issued_per_s(launch);
     const double stream = 2 * u / default_for<double>(copy_bandwidth, launch.capability);  // seconds a point a pass
     int best = std::min(limit, 2);
     double best_rate = 0;
@@ -296,7 +300,7 @@ int strip_depth_of(const iterated_problem& ip, const launch_context& launch) {
   return chosen_depth(launch, limit, "step 07", [&] {
     const auto u = static_cast<double>(p.element_bytes());
     const double per_point = (4 * r + 1) * (u == 4 ? 1.0 : 2.0) + 2.0 * r / strip_columns + 2.0;
-    const double issue = std::max(launch.sm_count, 1) * 4.0 * 0.7 * 1.75e9 * 32.0;
+    const double issue = issued_per_s(launch);
     const double stream = 2 * u / default_for<double>(copy_bandwidth, launch.capability);
     const auto pass_time = [&](int depth) {  // a pass's seconds per kept point
       const double computed = static_cast<double>(strip_width) / strip_kept(depth, r);
@@ -320,7 +324,7 @@ int stack_depth_of(const iterated_problem& ip, const launch_context& launch) {
     const stack_layout layout = stack_layout_of(r);
     const double loads = (layout.rows + 2.0 * r) / layout.rows + (r - 1);
     const double per_point = (6 * r + 1) * (u == 4 ? 1.0 : 2.0) + (2.0 * r + loads + 1.0) / stack_columns(u) + 1.0;
-    const double issue = std::max(launch.sm_count, 1) * 4.0 * 0.7 * 1.75e9 * 32.0;
+    const double issue = issued_per_s(launch);
     const double stream = 2.0 * u / default_for<double>(copy_bandwidth, launch.capability);
     const auto pass_time = [&](int depth) {  // a pass's seconds per kept point
       const double computed = static_cast<double>(stack_width(u)) / stack_kept_x(depth, r, u) * stack_tile_y(r) / stack_kept_y(depth, r);
