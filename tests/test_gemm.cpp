@@ -246,6 +246,53 @@ TEST(GpuGemmSplitK, TheSameInputsGiveTheSameBitsEveryRun) {
   check_same_bits_every_run(find_variant("gemm/cuda/17_split_k"), {{{256, 256, 20000}}, "fit=128x128 splits=16"});
 }
 
+// Step 19 at every tile and group count it compiles, one split and three (the parts added in order),
+// ragged sizes, K of one slice (a group without slices), every op, padded rows, beta, and strided
+// batches; then what it hands to step 17 (groups=1, the 256 x 128 tile) and what it refuses. Every
+// element of every product is checked.
+TEST(GpuGemmSlicedK, EveryTileGroupSplitAndBatchMatchesTheReference) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const variant& v = find_variant("gemm/cuda/19_sliced_k");
+  const bool small = std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr;  // the sanitizers: one split
+  for (const char* tiled :
+       {"fit=128x128 groups=2", "fit=128x64 groups=2", "fit=64x128 groups=2", "fit=64x64 groups=2", "fit=64x64 groups=4"}) {
+    for (const char* splits : {"1", "3"}) {
+      if (small && std::string_view(splits) == "3") continue;
+      for (const char* layout : {"", "op=tn ld=padded beta=1", "op=nt alpha=0.5", "op=tt ld=padded beta=0.25"}) {
+        for (const auto& size : {bench::size_spec{{1, 1, 1}}, bench::size_spec{{70, 33, 13}}, bench::size_spec{{70, 33, 300}},
+                                 bench::size_spec{{257, 129, 131}}}) {
+          const std::string config = std::string(tiled) + " splits=" + splits + " " + layout;
+          const problem p = make_problem(v, {size, config});
+          const auto result = check_once(v, {size, config});
+          ASSERT_TRUE(result.passed()) << size.text() << " " << config << ": " << result.describe();
+          ASSERT_EQ(result.checked, p.m * p.n);
+        }
+      }
+      for (const char* batched : {"batch=5", "batch=5 op=tt beta=1 ld=padded", "batch=3"}) {
+        const bench::size_spec size = std::string_view(batched) == "batch=3" ? bench::size_spec{{64, 64, 40}}
+                                                                             : bench::size_spec{{33, 17, 65}};
+        const std::string config = std::string(tiled) + " splits=" + splits + " " + batched;
+        const problem p = make_problem(v, {size, config});
+        const auto result = check_once(v, {size, config});
+        ASSERT_TRUE(result.passed()) << size.text() << " " << config << ": " << result.describe();
+        ASSERT_EQ(result.checked, p.batch * p.m * p.n);
+      }
+    }
+  }
+  // Handed to step 17, and the model's own choices (one near a wave of 64 x 128 tiles, one of long K).
+  check_cases(v, {{{{257, 129, 131}}, "groups=1 fit=64x64 splits=2"}, {{{257, 129, 131}}, "fit=256x128 op=tn"},
+                  {{{70, 300, 33}}, "fit=64x256"}, {{{1023, 1023, 1023}}, ""}, {{{256, 256, 20000}}, "op=nt"},
+                  {{{5, 7, 0}}, "beta=0.5"}});
+  const std::string refused = "fit=128x128 groups=4";
+  EXPECT_THROW((void)check_once(v, {bench::size_spec{{64, 64, 64}}, refused}), usage_error) << refused;
+}
+
+// The groups' sums are added in group order and the splits' in split order: the same bits every run.
+TEST(GpuGemmSlicedK, TheSameInputsGiveTheSameBitsEveryRun) {
+  SWATH_SKIP_WITHOUT_GPU();
+  check_same_bits_every_run(find_variant("gemm/cuda/19_sliced_k"), {{{300, 260, 5000}}, "fit=64x64 groups=4 splits=3"});
+}
+
 // Step 18 at every M it takes (1-16: each compiled row count, with and without unused rows), N that
 // leaves a partial 128-column block and partial 4-column pieces, K below one group of rows, not a
 // multiple of anything, and long enough for many splits; op(A) either way, padded rows (B's scalar

@@ -126,4 +126,11 @@ split_choice split_choice_of(const launch_context& launch) {
   return chosen;
 }
 
+int warp_groups_of(const launch_context& launch) {
+  const std::string_view chosen = launch.setting(groups_setting);
+  if (chosen == "auto") return 0;
+  if (chosen == "1" || chosen == "2" || chosen == "4") return chosen[0] - '0';
+  throw usage_error("groups=" + std::string(chosen) + ": expected auto, 1, 2 or 4");
+}
+
 }  // namespace swath::gemm

@@ -17,9 +17,10 @@ using enum ceiling_kind;
 constexpr parameter tile = tile_setting, column_width = column_width_setting, cache = cache_setting,
                     order = order_setting, policy = policy_setting, blocks = blocks_setting,
                     strip = strip_setting, narrow = narrow_setting, tma = tma_setting, shares = shares_setting,
-                    rows = register_rows_setting, fit = fit_setting, splits = splits_setting;
+                    rows = register_rows_setting, fit = fit_setting, splits = splits_setting,
+                    groups = groups_setting;
 
-constexpr parameter every_setting[] = {tile, column_width, cache, rows, order, policy, blocks, strip, narrow, tma, shares, fit, splits};
+constexpr parameter every_setting[] = {tile, column_width, cache, rows, order, policy, blocks, strip, narrow, tma, shares, fit, splits, groups};
 constexpr parameter tiled_settings[] = {tile, cache};
 constexpr parameter column_settings[] = {column_width, cache};
 constexpr parameter register_tile_settings[] = {column_width, cache, rows};
@@ -32,6 +33,7 @@ constexpr parameter copy_engine_settings[] = {order, column_width, cache, blocks
 constexpr parameter balanced_tail_settings[] = {order, column_width, cache, blocks, strip, narrow, tma, shares};
 constexpr parameter split_k_settings[] = {fit, splits};
 constexpr parameter skinny_settings[] = {splits};
+constexpr parameter sliced_k_settings[] = {fit, splits, groups};
 
 // clang-format off
 const variant table[] = {
@@ -59,6 +61,7 @@ const variant table[] = {
   {{"gemm/cuda/16_balanced_tail", cuda, "15 for the full waves, then the last wave's tiles cut along K and shared evenly over the SMs (stream-K on 15's warps)", "sgemm", per_k, false, device_memory, balanced_tail_settings}, any_gemm, cuda::balanced_tail, gemm_work},
   {{"gemm/cuda/17_split_k", cuda, "10's pipeline at the block tile that fits the shape (256x128 to 64x64), K split to fill the waves and the splits added in order; strided batches", "sgemm", per_k, false, device_memory, split_k_settings}, any_batched_gemm, cuda::split_k, gemm_work},
   {{"gemm/cuda/18_skinny", cuda, "M <= 16: 128 columns of op(B) a block streamed once with 16-byte loads, op(A) in shared memory, K split and added in order", "sgemm", per_k, false, device_memory, skinny_settings}, cuda::skinny_shape, cuda::skinny, gemm_work},
+  {{"gemm/cuda/19_sliced_k", cuda, "17's tile with its warps doubled along K: 2 or 4 warp groups a block, each over its share of K, their sums added in shared memory; strided batches", "sgemm", per_k, false, device_memory, sliced_k_settings}, any_batched_gemm, cuda::sliced_k, gemm_work},
 #endif
 };
 // clang-format on

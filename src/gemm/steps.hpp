@@ -39,5 +39,6 @@ void balanced_tail(const problem&, const operands&, const launch_context&);    /
 void split_k(const problem&, const operands&, const launch_context&);          // 17_split_k.cu
 void skinny(const problem&, const operands&, const launch_context&);           // 18_skinny.cu
 support skinny_shape(const problem&);  // 18_skinny.cu: M <= 16, op(B) as stored, one product
+void sliced_k(const problem&, const operands&, const launch_context&);         // 19_sliced_k.cu
 void cublas_sgemm(const problem&, const operands&, const launch_context&);     // vendor_cublas.cpp
 }  // namespace swath::gemm::cuda

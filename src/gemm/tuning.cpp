@@ -7,6 +7,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -85,7 +86,8 @@ namespace {
 // models later choose): step 16 (even shares, as the library runs it) wherever there is one product;
 // step 17 at each block tile where 256 × 128 tiles make fewer than four waves or it is a batch, its K
 // also cut in 2 and 4 where that tile makes under two waves, and in 8-128 with the two large tiles where
-// C is small beside K; step 18 where M ≤ 16, at several splits.
+// C is small beside K; step 19 at the same places with 2 or 4 warp groups a block (its own list); step
+// 18 where M ≤ 16, at several splits.
 struct candidate {
   const char* step;
   std::string settings;  // "key=value key=value"
@@ -102,10 +104,18 @@ std::vector<candidate> candidates_for(const problem& p, int sms) {
         for (const char* splits : {"2", "4"}) all.push_back({"gemm/cuda/17_split_k", fit + " splits=" + splits});
       }
     }
+    // Step 19: the tiles of 4 warps or fewer with their warps doubled along K (64 × 64 also
+    // quadrupled), one split and, where the tile makes under two waves, two.
+    for (const auto& [bm, bn, groups] : {std::tuple{128, 128, 2}, {128, 64, 2}, {64, 128, 2}, {64, 64, 2}, {64, 64, 4}}) {
+      const std::string fit = "fit=" + std::to_string(bm) + "x" + std::to_string(bn) + " groups=" + std::to_string(groups);
+      all.push_back({"gemm/cuda/19_sliced_k", fit + " splits=1"});
+      if (p.batch == 1 && tiles_of(bm, bn) < 2 * sms && p.k >= 128) all.push_back({"gemm/cuda/19_sliced_k", fit + " splits=2"});
+    }
     if (tiles_of(128, 128) < sms && p.k >= 4096) {
       for (const char* splits : {"8", "16", "32", "64", "128"}) {
         all.push_back({"gemm/cuda/17_split_k", std::string("fit=128x128 splits=") + splits});
         all.push_back({"gemm/cuda/17_split_k", std::string("fit=256x128 splits=") + splits});
+        all.push_back({"gemm/cuda/19_sliced_k", std::string("fit=128x128 groups=2 splits=") + splits});
       }
     }
   }

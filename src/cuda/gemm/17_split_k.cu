@@ -63,56 +63,12 @@ void sum_parts(const problem& p, const float* parts, int splits, float* c, std::
 
 namespace {
 
-// ---- The tiles -------------------------------------------------------------------------------------
-
-// A compiled block tile: its pipeline (micro-tile 8 × thread_n, depth, stages), the blocks an SM holds
-// and the share of the FMA peak its loop reached alone (H100, measured full waves of each at 4096³ on
-// one tile a block: the model's weights, not a promise).
-struct fitted_tile {
-  int block_m, block_n;
-  int warps;          // a block's
-  int resident;       // blocks an SM holds (registers and shared memory)
-  double efficiency;  // FMA throughput of a full SM, as a share of the peak
-};
-// clang-format off
-constexpr fitted_tile fitted_tiles[] = {
-  {256, 128, 8, 1, 0.72},  // step 10's: 8 × 16 a thread, 3 stages of 8-deep slices
-  {128, 128, 4, 2, 0.66},  // 8 × 16 a thread, 4 stages of 16
-  { 64, 256, 4, 2, 0.66},  // 8 × 16 a thread, 4 stages of 16
-  {128,  64, 4, 4, 0.55},  // 8 × 8 a thread, 4 stages of 16
-  { 64, 128, 4, 4, 0.55},  // 8 × 8 a thread, 4 stages of 16
-  { 64,  64, 2, 6, 0.45},  // 8 × 8 a thread, 4 stages of 16
-};
-// clang-format on
-
 // How a problem is cut: a tile, a number of splits of K, and the model's estimate.
 struct split_plan {
   int tile = 0;  // index into fitted_tiles
   int splits = 1;
   double seconds = 0;
 };
-
-// The model's time for one tile and split count (see the file's head). FMA rate: 128 lanes an SM at
-// ~1.75 GHz, times the tile's efficiency, times the share of 8 warps the SM's blocks of a wave give it
-// (a lone 4-warp block cannot hide its copies' latency); L2 round trip of the parts at ~4 TB/s; a
-// second launch ~3 µs.
-double modeled_seconds(const problem& p, const fitted_tile& t, int splits, int sms) {
-  const std::int64_t slices = (p.k + 15) / 16;
-  const std::int64_t tiles = (p.m + t.block_m - 1) / t.block_m * ((p.n + t.block_n - 1) / t.block_n) * p.batch;
-  const std::int64_t blocks = tiles * splits;
-  const std::int64_t places = static_cast<std::int64_t>(sms) * t.resident;
-  const std::int64_t waves = (blocks + places - 1) / places;
-  const double depth = static_cast<double>((slices + splits - 1) / splits) * 16;
-  const std::int64_t busiest = (std::min<std::int64_t>(blocks, places) + sms - 1) / sms;  // blocks on one SM
-  const double occupancy = std::min(1.0, static_cast<double>(busiest * t.warps) / 8);
-  const double wave_fmas = static_cast<double>(busiest) * t.block_m * t.block_n * depth;
-  const double fma_rate = 128 * 1.75e9 * t.efficiency * occupancy;
-  double seconds = static_cast<double>(waves) * (wave_fmas / fma_rate + 1e-6);
-  if (splits > 1) {
-    seconds += static_cast<double>(splits + 2) * static_cast<double>(p.m * p.n * p.batch) * 4 / 4e12 + 3e-6;
-  }
-  return seconds;
-}
 
 split_plan plan_split(const problem& p, const split_choice& chosen, int sms) {
   split_plan best;

@@ -49,9 +49,14 @@ __host__ __device__ inline copy_mode mode_of(const operand_view& v) {
   return v.contiguous_in_depth ? copy_mode::transposing : (v.vector_ok ? copy_mode::vector : copy_mode::scalar);
 }
 
-// One operand's Deep × Wide slice, copied by Threads threads into panel[d][w] (pitch Wide + 4).
-template <int Wide, int Deep, int Threads>
+// One operand's Deep × Wide slice, copied by Threads threads into panel[d][w] (pitch Wide + 4). With
+// Groups > 1 the block is that many groups of Threads threads, each copying its own slices (step 19).
+template <int Wide, int Deep, int Threads, int Groups = 1>
 struct slice_copier {
+  // The copying thread's index within its group (one group: threadIdx.x itself, the code unchanged).
+  __device__ __forceinline__ static int thread_in_group() {
+    return Groups == 1 ? static_cast<int>(threadIdx.x) : static_cast<int>(threadIdx.x) % Threads;
+  }
   static constexpr int pitch = Wide + 4;
   // transposing: a round of Threads copies covers 8 depths × Threads / 8 wide indices
   static constexpr int wide_per_round = Threads / 8;
@@ -67,7 +72,7 @@ struct slice_copier {
   template <bool Checked, copy_mode Mode>
   __device__ __forceinline__ static void copy(const operand_view& v, std::int64_t depth0,
                                               std::int64_t wide0, int depth_count, unsigned panel) {
-    const int t = static_cast<int>(threadIdx.x);
+    const int t = thread_in_group();
     if constexpr (Mode == copy_mode::transposing) {
       const int d = t % 8, w = t / 8;
       const float* source = v.data + (wide0 + w) * v.ld + depth0 + d;
@@ -149,7 +154,7 @@ struct slice_copier {
                                                             std::int64_t wide0, int depth_count, unsigned panel) {
     constexpr int width = Mode == copy_mode::vector ? 4 : 1;  // floats a copy
     constexpr int per_row = Wide / width, copies = Deep * per_row;
-    const int t = static_cast<int>(threadIdx.x);
+    const int t = thread_in_group();
     SWATH_UNROLL
     for (int q = 0; q < (copies + Threads - 1) / Threads; ++q) {
       const int copy = t + q * Threads;
@@ -197,14 +202,25 @@ struct slice_split {
 // read `stages` until the next barrier.
 // Longer than a screen, on purpose: the pipeline's prologue, steady state and drain share
 // its stage indices and sums; the loop digests (make sass) of steps 10-13 are of this body.
-template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages, copy_mode AMode, copy_mode BMode>
+template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages, copy_mode AMode, copy_mode BMode,
+          int Groups = 1>
 __device__ __forceinline__ void accumulate_slices(const operand_view& a, const operand_view& b, float* stages,
                                                   std::int64_t k, std::int64_t i0, std::int64_t j0,
                                                   std::int64_t slice_begin, std::int64_t slice_end, int row0,
                                                   int column0, float (&sum)[8][ThreadN]) {
   using s = pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>;
-  using a_copier = slice_copier<BlockM, BlockK, s::threads>;
-  using b_copier = slice_copier<BlockN, BlockK, s::threads>;
+  using a_copier = slice_copier<BlockM, BlockK, s::threads, Groups>;
+  using b_copier = slice_copier<BlockN, BlockK, s::threads, Groups>;
+  // The barrier of the threads that share `stages`: the block's, or with Groups > 1 the group's own
+  // (named barrier 1 + group over its s::threads threads; groups may run different slice counts).
+  const auto stages_barrier = [] {
+    if constexpr (Groups == 1) {
+      __syncthreads();
+    } else {
+      const int group = static_cast<int>(threadIdx.x) / s::threads;
+      asm volatile("bar.sync %0, %1;" ::"r"(1 + group), "n"(s::threads) : "memory");
+    }
+  };
   const bool interior = i0 + BlockM <= a.wide && j0 + BlockN <= b.wide;
   const slice_split<BlockK> split(k);
   const unsigned stages_address = shared_address(stages);
@@ -230,7 +246,7 @@ __device__ __forceinline__ void accumulate_slices(const operand_view& a, const o
     commit_copies();  // empty groups too: group g always holds slice slice_begin + g
   }
   wait_copies<Stages - 2>();  // the first slice has landed (this thread's copies)...
-  __syncthreads();            // ...and everyone's
+  stages_barrier();           // ...and everyone's
 
   // The fragments of depth kk + 1 are read from shared memory while the FMAs of depth kk run, across
   // slice boundaries too: the block waits for slice s + 1 at the last depth of slice s, so the first
@@ -255,7 +271,7 @@ __device__ __forceinline__ void accumulate_slices(const operand_view& a, const o
     for (int kk = 0; kk < BlockK; ++kk) {
       if (kk == BlockK - 1) {
         wait_copies<Stages - 2>();  // slice + 1 has landed (this thread's copies)...
-        __syncthreads();            // ...everyone's, and nobody reads this slice's stage any more
+        stages_barrier();           // ...everyone's, and nobody reads this slice's stage any more
         read_stage = read_stage + 1 == Stages ? 0 : read_stage + 1;
         write_stage = write_stage + 1 == Stages ? 0 : write_stage + 1;
         reading = stages + read_stage * s::stage_floats;
