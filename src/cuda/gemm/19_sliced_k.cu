@@ -13,6 +13,11 @@
 // - Prediction (H100, same-run cuBLAS): 1024³ nn 62 → ~50 µs (64 × 128 tiles, 2 groups; ~1.15x
 //   cuBLAS); 768³ 41 → ~36 µs; the odd squares gain as much in proportion, still held back by their
 //   4-byte copies.
+// - Outcome (H100, the tuner beside cuBLAS, 67c6b6b): 1024³ 58.7 µs nn (1.00x; step 17 62.4), 52.8 tn
+//   (1.08x); 767³ 1-7% and 1023³ 4-7% faster than step 17, still 0.66-0.90x; 768³ stays with step 17.
+//   The surprise: 64 × 64 tiles in 4 groups, split 2, won 255³-512³ (511³ nn 19.4 µs against 23.1).
+//   The suite through swath::sgemm, same machine: 0.935x → 0.977x (0.995x in a first run).
+//   docs/journal/gemm.md, step 19.
 #include <algorithm>
 #include <cmath>
 #include <limits>
