@@ -73,7 +73,7 @@ sliced_plan plan_sliced(const problem& p, const split_choice& chosen, int groups
     throw usage_error("gemm/cuda/19_sliced_k: fit=" +
                       (chosen.block_m == 0 ? std::string("auto")
                                            : std::to_string(chosen.block_m) + "x" + std::to_string(chosen.block_n)) +
-                      " groups=" + std::to_string(groups_chosen) +
+                      " groups=" + (groups_chosen == 0 ? std::string("auto") : std::to_string(groups_chosen)) +
                       ": groups=2 takes 128x128, 128x64, 64x128 or 64x64, groups=4 only 64x64");
   }
   best.splits = static_cast<int>(std::min<std::int64_t>(best.splits, slices));
