@@ -1,5 +1,5 @@
 #pragma once
-// What steps 17 and 18 share: K cut into `splits` ranges whose partial sums land in a workspace of the
+// What steps 17, 18 and 19 share: K cut into `splits` ranges whose partial sums land in a workspace of the
 // stream, then one pass that adds them in split order and applies alpha and beta. The order of the
 // additions is fixed (split 0 first), so the same inputs give the same bits on every run, whatever the
 // timing: unlike atomics, and unlike stream-K's "last to arrive adds" only in needing a second launch.
@@ -64,10 +64,9 @@ inline constexpr fitted_tile fitted_tiles[] = {
 // clang-format on
 
 // The model's time for one tile, split count and warp groups a block (see 17_split_k.cu's head; step
-// 19's groups multiply a block's warps). FMA rate: 128 lanes an SM at
-// ~1.75 GHz, times the tile's efficiency, times the share of 8 warps the SM's blocks of a wave give it
-// (a lone 4-warp block cannot hide its copies' latency); L2 round trip of the parts at ~4 TB/s; a
-// second launch ~3 µs.
+// 19's groups multiply a block's warps). FMA rate: 128 lanes an SM at ~1.75 GHz, times the tile's
+// efficiency, times the share of 8 warps the SM's blocks of a wave give it (a lone 4-warp block cannot
+// hide its copies' latency); L2 round trip of the parts at ~4 TB/s; a second launch ~3 µs.
 inline double modeled_seconds(const problem& p, const fitted_tile& t, int splits, int sms, int groups = 1) {
   // Step 19's blocks of 8 warps take 145-255 registers a thread (its kernel's note): one an SM.
   const int warps = t.warps * groups, resident = groups == 1 ? t.resident : (warps <= 4 ? 2 : 1);
