@@ -202,6 +202,32 @@ TEST(GpuGemmStreamK, TheSameInputsGiveTheSameBitsEveryRun) {
   check_same_bits_every_run(v, {{{1000, 3000, 700}}, ""});
 }
 
+// Steps 17 and 19 at one tile setting (`tiled`: fit=, splits=, groups=): every op, padded rows (every
+// copy float by float), alpha and beta at each size; then strided batches, 5 products of 33 x 17 x 65
+// (strides of 561, 1105 and 561 floats: not 16-byte steps) and 3 of 64 x 64 x 40 (strides of whole
+// 16-byte steps: the vector copies stay). Every element of every product is checked.
+void check_every_layout_and_batch(const variant& v, const std::string& tiled,
+                                  std::initializer_list<bench::size_spec> sizes) {
+  for (const char* layout : {"", "op=tn ld=padded beta=1", "op=nt alpha=0.5", "op=tt ld=padded beta=0.25"}) {
+    for (const bench::size_spec& size : sizes) {
+      const std::string config = tiled + " " + layout;
+      const problem p = make_problem(v, {size, config});
+      const auto result = check_once(v, {size, config});
+      ASSERT_TRUE(result.passed()) << size.text() << " " << config << ": " << result.describe();
+      ASSERT_EQ(result.checked, p.m * p.n);
+    }
+  }
+  for (const char* batched : {"batch=5", "batch=5 op=tt beta=1 ld=padded", "batch=3"}) {
+    const bench::size_spec size =
+        std::string_view(batched) == "batch=3" ? bench::size_spec{{64, 64, 40}} : bench::size_spec{{33, 17, 65}};
+    const std::string config = tiled + " " + batched;
+    const problem p = make_problem(v, {size, config});
+    const auto result = check_once(v, {size, config});
+    ASSERT_TRUE(result.passed()) << size.text() << " " << config << ": " << result.describe();
+    ASSERT_EQ(result.checked, p.batch * p.m * p.n);
+  }
+}
+
 // Step 17 at every block tile and several splits of K (one split: C written directly; more: the parts
 // added in order), ragged sizes, every op, padded rows (every copy float by float), beta, and strided
 // batches whose strides keep or break 16-byte alignment. Every element of every product is checked.
@@ -213,26 +239,9 @@ TEST(GpuGemmSplitK, EveryTileSplitAndBatchMatchesTheReference) {
   for (const char* fit : {"256x128", "128x128", "64x256", "128x64", "64x128", "64x64"}) {
     for (const char* splits : {"1", "2", "7"}) {
       if (small && std::string_view(splits) == "2") continue;
-      for (const char* layout : {"", "op=tn ld=padded beta=1", "op=nt alpha=0.5", "op=tt ld=padded beta=0.25"}) {
-        for (const auto& size : {bench::size_spec{{1, 1, 1}}, bench::size_spec{{70, 33, 300}}, bench::size_spec{{257, 129, 131}}}) {
-          const std::string config = std::string("fit=") + fit + " splits=" + splits + " " + layout;
-          const problem p = make_problem(v, {size, config});
-          const auto result = check_once(v, {size, config});
-          ASSERT_TRUE(result.passed()) << size.text() << " " << config << ": " << result.describe();
-          ASSERT_EQ(result.checked, p.m * p.n);
-        }
-      }
-      // Batches: 5 products of 33 x 17 x 65 (strides of 561, 1105 and 561 floats: not 16-byte steps),
-      // and 3 of 64 x 64 x 40 (strides of whole 16-byte steps: the vector copies stay).
-      for (const char* batched : {"batch=5", "batch=5 op=tt beta=1 ld=padded", "batch=3"}) {
-        const bench::size_spec size = std::string_view(batched) == "batch=3" ? bench::size_spec{{64, 64, 40}}
-                                                                             : bench::size_spec{{33, 17, 65}};
-        const std::string config = std::string("fit=") + fit + " splits=" + splits + " " + batched;
-        const problem p = make_problem(v, {size, config});
-        const auto result = check_once(v, {size, config});
-        ASSERT_TRUE(result.passed()) << size.text() << " " << config << ": " << result.describe();
-        ASSERT_EQ(result.checked, p.batch * p.m * p.n);
-      }
+      ASSERT_NO_FATAL_FAILURE(check_every_layout_and_batch(
+          v, std::string("fit=") + fit + " splits=" + splits,
+          {bench::size_spec{{1, 1, 1}}, bench::size_spec{{70, 33, 300}}, bench::size_spec{{257, 129, 131}}}));
     }
   }
   // The model's own choice at shapes that pick small tiles and many splits, and K = 0 (C = beta C).
@@ -258,25 +267,10 @@ TEST(GpuGemmSlicedK, EveryTileGroupSplitAndBatchMatchesTheReference) {
        {"fit=128x128 groups=2", "fit=128x64 groups=2", "fit=64x128 groups=2", "fit=64x64 groups=2", "fit=64x64 groups=4"}) {
     for (const char* splits : {"1", "3"}) {
       if (small && std::string_view(splits) == "3") continue;
-      for (const char* layout : {"", "op=tn ld=padded beta=1", "op=nt alpha=0.5", "op=tt ld=padded beta=0.25"}) {
-        for (const auto& size : {bench::size_spec{{1, 1, 1}}, bench::size_spec{{70, 33, 13}}, bench::size_spec{{70, 33, 300}},
-                                 bench::size_spec{{257, 129, 131}}}) {
-          const std::string config = std::string(tiled) + " splits=" + splits + " " + layout;
-          const problem p = make_problem(v, {size, config});
-          const auto result = check_once(v, {size, config});
-          ASSERT_TRUE(result.passed()) << size.text() << " " << config << ": " << result.describe();
-          ASSERT_EQ(result.checked, p.m * p.n);
-        }
-      }
-      for (const char* batched : {"batch=5", "batch=5 op=tt beta=1 ld=padded", "batch=3"}) {
-        const bench::size_spec size = std::string_view(batched) == "batch=3" ? bench::size_spec{{64, 64, 40}}
-                                                                             : bench::size_spec{{33, 17, 65}};
-        const std::string config = std::string(tiled) + " splits=" + splits + " " + batched;
-        const problem p = make_problem(v, {size, config});
-        const auto result = check_once(v, {size, config});
-        ASSERT_TRUE(result.passed()) << size.text() << " " << config << ": " << result.describe();
-        ASSERT_EQ(result.checked, p.batch * p.m * p.n);
-      }
+      ASSERT_NO_FATAL_FAILURE(check_every_layout_and_batch(
+          v, std::string(tiled) + " splits=" + splits,
+          {bench::size_spec{{1, 1, 1}}, bench::size_spec{{70, 33, 13}}, bench::size_spec{{70, 33, 300}},
+           bench::size_spec{{257, 129, 131}}}));
     }
   }
   // Handed to step 17, and the model's own choices (one near a wave of 64 x 128 tiles, one of long K).

@@ -96,79 +96,17 @@ split_plan plan_split(const problem& p, const split_choice& chosen, int sms) {
   return best;
 }
 
-// ---- The kernel ------------------------------------------------------------------------------------
-
-// Tile blockIdx.x (row-major over C's tiles), split blockIdx.y of K's slices, product batch0 +
-// blockIdx.z. One split: C's tile = alpha · sum + beta · C. More: the raw sum into the split's part.
-template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages, copy_mode AMode, copy_mode BMode>
-__global__ void __launch_bounds__(pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>::threads,
-                                  pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>::blocks_per_sm)
-    split_tile_kernel(problem p, operand_view a, operand_view b, float* c, bool c_vector_ok, int splits, float* parts,
-                      std::int64_t batch0) {
-  using s = pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>;
-  extern __shared__ __align__(16) float stages[];
-  const std::int64_t batch = batch0 + blockIdx.z;
-  a.data += batch * p.stride_a;
-  b.data += batch * p.stride_b;
-  const std::int64_t tiles_n = (p.n + BlockN - 1) / BlockN;
-  const std::int64_t i0 = blockIdx.x / tiles_n * BlockM, j0 = blockIdx.x % tiles_n * BlockN;
-  const int t = static_cast<int>(threadIdx.x), warp = t / 32, lane = t % 32;
-  const int row0 = warp / s::warps_n * s::warp_m + lane / 4 * 4;
-  const int column0 = warp % s::warps_n * s::warp_n + lane % 4 * 4;
-  const std::int64_t slices = slice_split<BlockK>(p.k).slices;
-  const int split = static_cast<int>(blockIdx.y);
-  const std::int64_t begin = slices * split / splits, end = slices * (split + 1) / splits;
-  float sum[8][ThreadN] = {};
-  accumulate_slices<BlockM, BlockN, BlockK, ThreadN, Stages, AMode, BMode>(a, b, stages, p.k, i0, j0, begin, end, row0,
-                                                                          column0, sum);
-  if (splits == 1) {
-    store_tile(p, c + batch * p.stride_c, c_vector_ok, i0, j0, row0, column0, sum);
-    return;
-  }
-  problem raw = p;  // the part: packed rows, the plain sum
-  raw.alpha = 1, raw.beta = 0, raw.ldc = p.n;
-  float* part = parts + (static_cast<std::int64_t>(blockIdx.z) * splits + split) * p.m * p.n;
-  store_tile(raw, part, p.n % 4 == 0, i0, j0, row0, column0, sum);
-}
-
-template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages>
-void launch_split(const problem& p, const operands& x, int splits, const launch_context& launch) {
-  using s = pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>;
-  const cudaStream_t stream = stream_of(launch);
-  const std::int64_t tiles = (p.m + BlockM - 1) / BlockM * ((p.n + BlockN - 1) / BlockN);
-  SWATH_EXPECTS(tiles <= 0x7fffffff, "gemm: more tiles of C than a grid holds");
-  // Parts of at most 64 Mi floats (256 MiB) a launch; a larger batch is cut into several launches.
-  const std::int64_t per_launch = batches_per_launch(p, splits, std::int64_t{1} << 26);
-  // A product's 16-byte copies need its own rows aligned: every product's, so the strides too.
-  operand_view a = view_of_a(p, x.a), b = view_of_b(p, x.b);
-  a.vector_ok = a.vector_ok && (p.batch == 1 || p.stride_a % 4 == 0);
-  b.vector_ok = b.vector_ok && (p.batch == 1 || p.stride_b % 4 == 0);
-  const bool c_vector_ok = aligned16(x.c, p.ldc) && (p.batch == 1 || p.stride_c % 4 == 0);
-  with_copy_modes(a, b, [&](auto a_mode, auto b_mode) {
-    constexpr auto kernel = split_tile_kernel<BlockM, BlockN, BlockK, ThreadN, Stages, a_mode.value, b_mode.value>;
-    (void)prepare_kernel(kernel, s::threads, s::shared_bytes);
-    for (std::int64_t batch0 = 0; batch0 < p.batch; batch0 += per_launch) {
-      const std::int64_t batches = std::min(per_launch, p.batch - batch0);
-      float* parts = splits > 1 ? split_parts_workspace(stream, part_floats(p, batches, splits)) : nullptr;
-      const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(splits), static_cast<unsigned>(batches));
-      kernel<<<grid, s::threads, s::shared_bytes, stream>>>(p, a, b, x.c, c_vector_ok, splits, parts, batch0);
-      SWATH_CHECK_LAST();
-      if (splits > 1) sum_parts(p, parts, splits, x.c, batch0, batches, launch);
-    }
-  });
-}
-
 }  // namespace
 
 void split_k(const problem& p, const operands& x, const launch_context& launch) {
   const split_plan plan = plan_split(p, split_choice_of(launch), std::max(launch.sm_count, 1));
   switch (plan.tile) {
-    case 0: return launch_split<256, 128, 8, 16, 3>(p, x, plan.splits, launch);
-    case 1: return launch_split<128, 128, 16, 16, 4>(p, x, plan.splits, launch);
-    case 2: return launch_split<64, 256, 16, 16, 4>(p, x, plan.splits, launch);
-    case 3: return launch_split<128, 64, 16, 8, 4>(p, x, plan.splits, launch);
-    case 4: return launch_split<64, 128, 16, 8, 4>(p, x, plan.splits, launch);
-    default: return launch_split<64, 64, 16, 8, 4>(p, x, plan.splits, launch);
+    case 0: return launch_split<256, 128, 8, 16, 3, 1>(p, x, plan.splits, launch);
+    case 1: return launch_split<128, 128, 16, 16, 4, 1>(p, x, plan.splits, launch);
+    case 2: return launch_split<64, 256, 16, 16, 4, 1>(p, x, plan.splits, launch);
+    case 3: return launch_split<128, 64, 16, 8, 4, 1>(p, x, plan.splits, launch);
+    case 4: return launch_split<64, 128, 16, 8, 4, 1>(p, x, plan.splits, launch);
+    default: return launch_split<64, 64, 16, 8, 4, 1>(p, x, plan.splits, launch);
   }
 }
 

@@ -80,87 +80,6 @@ sliced_plan plan_sliced(const problem& p, const split_choice& chosen, int groups
   return best;
 }
 
-// As step 17's kernel, with Groups groups of the tile's warps: group g takes the g-th share of the
-// split's slices into its own Stages stages, then groups 1.. leave their sums in shared memory (the
-// stages, free by then) and group 0 adds them in group order and stores the tile.
-// Registers as ptxas wants them (145-255 a thread): capped at 128 for two blocks an SM of 256 threads,
-// the kernels with a transposing copy spilled 36-188 bytes a thread.
-template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages, int Groups, copy_mode AMode, copy_mode BMode>
-__global__ void __launch_bounds__(Groups * pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>::threads, 1)
-    sliced_tile_kernel(problem p, operand_view a, operand_view b, float* c, bool c_vector_ok, int splits, float* parts,
-                       std::int64_t batch0) {
-  using s = pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>;
-  extern __shared__ __align__(16) float stages[];
-  const std::int64_t batch = batch0 + blockIdx.z;
-  a.data += batch * p.stride_a;
-  b.data += batch * p.stride_b;
-  const std::int64_t tiles_n = (p.n + BlockN - 1) / BlockN;
-  const std::int64_t i0 = blockIdx.x / tiles_n * BlockM, j0 = blockIdx.x % tiles_n * BlockN;
-  const int group = static_cast<int>(threadIdx.x) / s::threads, t = static_cast<int>(threadIdx.x) % s::threads;
-  const int warp = t / 32, lane = t % 32;
-  const int row0 = warp / s::warps_n * s::warp_m + lane / 4 * 4;
-  const int column0 = warp % s::warps_n * s::warp_n + lane % 4 * 4;
-  const std::int64_t slices = slice_split<BlockK>(p.k).slices;
-  const int split = static_cast<int>(blockIdx.y);
-  const std::int64_t begin = slices * split / splits, end = slices * (split + 1) / splits;
-  const std::int64_t group_begin = begin + (end - begin) * group / Groups;
-  const std::int64_t group_end = begin + (end - begin) * (group + 1) / Groups;
-  float sum[8][ThreadN] = {};
-  accumulate_slices<BlockM, BlockN, BlockK, ThreadN, Stages, AMode, BMode, Groups>(
-      a, b, stages + group * Stages * s::stage_floats, p.k, i0, j0, group_begin, group_end, row0, column0, sum);
-  __syncthreads();  // every group's copies landed and its reads done: the stages are free
-  // Group g ≥ 1's sums at left[((g - 1) · 8 · ThreadN + e) · threads + t]: a warp's 32 stores and loads
-  // of one element are 32 consecutive floats, no bank conflict.
-  constexpr int elements = 8 * ThreadN;
-  static_assert((Groups - 1) * elements * s::threads <= Groups * Stages * s::stage_floats, "the sums fit the stages");
-  float* left = stages;
-  if (group > 0) {
-    SWATH_UNROLL
-    for (int e = 0; e < elements; ++e) left[((group - 1) * elements + e) * s::threads + t] = sum[e / ThreadN][e % ThreadN];
-  }
-  __syncthreads();
-  if (group > 0) return;
-  SWATH_UNROLL
-  for (int g = 1; g < Groups; ++g) {
-    SWATH_UNROLL
-    for (int e = 0; e < elements; ++e) sum[e / ThreadN][e % ThreadN] += left[((g - 1) * elements + e) * s::threads + t];
-  }
-  if (splits == 1) {
-    store_tile(p, c + batch * p.stride_c, c_vector_ok, i0, j0, row0, column0, sum);
-    return;
-  }
-  problem raw = p;  // the part: packed rows, the plain sum
-  raw.alpha = 1, raw.beta = 0, raw.ldc = p.n;
-  float* part = parts + (static_cast<std::int64_t>(blockIdx.z) * splits + split) * p.m * p.n;
-  store_tile(raw, part, p.n % 4 == 0, i0, j0, row0, column0, sum);
-}
-
-template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages, int Groups>
-void launch_sliced(const problem& p, const operands& x, int splits, const launch_context& launch) {
-  using s = pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>;
-  constexpr int threads = Groups * s::threads, shared_bytes = Groups * s::shared_bytes;
-  const cudaStream_t stream = stream_of(launch);
-  const std::int64_t tiles = (p.m + BlockM - 1) / BlockM * ((p.n + BlockN - 1) / BlockN);
-  SWATH_EXPECTS(tiles <= 0x7fffffff, "gemm: more tiles of C than a grid holds");
-  const std::int64_t per_launch = batches_per_launch(p, splits, std::int64_t{1} << 26);
-  operand_view a = view_of_a(p, x.a), b = view_of_b(p, x.b);
-  a.vector_ok = a.vector_ok && (p.batch == 1 || p.stride_a % 4 == 0);
-  b.vector_ok = b.vector_ok && (p.batch == 1 || p.stride_b % 4 == 0);
-  const bool c_vector_ok = aligned16(x.c, p.ldc) && (p.batch == 1 || p.stride_c % 4 == 0);
-  with_copy_modes(a, b, [&](auto a_mode, auto b_mode) {
-    constexpr auto kernel = sliced_tile_kernel<BlockM, BlockN, BlockK, ThreadN, Stages, Groups, a_mode.value, b_mode.value>;
-    (void)prepare_kernel(kernel, threads, shared_bytes);
-    for (std::int64_t batch0 = 0; batch0 < p.batch; batch0 += per_launch) {
-      const std::int64_t batches = std::min(per_launch, p.batch - batch0);
-      float* parts = splits > 1 ? split_parts_workspace(stream, part_floats(p, batches, splits)) : nullptr;
-      const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(splits), static_cast<unsigned>(batches));
-      kernel<<<grid, threads, shared_bytes, stream>>>(p, a, b, x.c, c_vector_ok, splits, parts, batch0);
-      SWATH_CHECK_LAST();
-      if (splits > 1) sum_parts(p, parts, splits, x.c, batch0, batches, launch);
-    }
-  });
-}
-
 }  // namespace
 
 void sliced_k(const problem& p, const operands& x, const launch_context& launch) {
@@ -168,11 +87,11 @@ void sliced_k(const problem& p, const operands& x, const launch_context& launch)
   const sliced_plan plan = plan_sliced(p, split_choice_of(launch), groups, std::max(launch.sm_count, 1));
   if (plan.groups == 1) return split_k(p, x, launch);
   switch (plan.tile * 10 + plan.groups) {
-    case 12: return launch_sliced<128, 128, 16, 16, 4, 2>(p, x, plan.splits, launch);
-    case 32: return launch_sliced<128, 64, 16, 8, 4, 2>(p, x, plan.splits, launch);
-    case 42: return launch_sliced<64, 128, 16, 8, 4, 2>(p, x, plan.splits, launch);
-    case 52: return launch_sliced<64, 64, 16, 8, 4, 2>(p, x, plan.splits, launch);
-    default: return launch_sliced<64, 64, 16, 8, 4, 4>(p, x, plan.splits, launch);
+    case 12: return launch_split<128, 128, 16, 16, 4, 2>(p, x, plan.splits, launch);
+    case 32: return launch_split<128, 64, 16, 8, 4, 2>(p, x, plan.splits, launch);
+    case 42: return launch_split<64, 128, 16, 8, 4, 2>(p, x, plan.splits, launch);
+    case 52: return launch_split<64, 64, 16, 8, 4, 2>(p, x, plan.splits, launch);
+    default: return launch_split<64, 64, 16, 8, 4, 4>(p, x, plan.splits, launch);
   }
 }
 
