@@ -287,6 +287,28 @@ TEST(GpuGemmSlicedK, TheSameInputsGiveTheSameBitsEveryRun) {
   check_same_bits_every_run(find_variant("gemm/cuda/19_sliced_k"), {{{300, 260, 5000}}, "fit=64x64 groups=4 splits=3"});
 }
 
+// Step 20 at every tile and group count step 19 compiles, and step 17's tiles (groups=1), on the
+// rewritten pair: every op (each operand rewritten or left), padded rows (both rewritten from rows of
+// odd length), beta, one split and three; batches, handed to step 19 as stored; K = 0 (nothing
+// rewritten, C = beta C); the model's own choice at an odd square. Every element of every product is
+// checked.
+TEST(GpuGemmRewrittenOperands, EveryTileGroupSplitAndLayoutMatchesTheReference) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const variant& v = find_variant("gemm/cuda/20_rewritten_operands");
+  const bool small = std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr;  // the sanitizers: one split
+  for (const char* tiled : {"fit=128x128 groups=2", "fit=64x64 groups=4", "fit=64x128 groups=2", "fit=256x128 groups=1",
+                            "fit=64x64 groups=1"}) {
+    for (const char* splits : {"1", "3"}) {
+      if (small && std::string_view(splits) == "3") continue;
+      ASSERT_NO_FATAL_FAILURE(check_every_layout_and_batch(
+          v, std::string(tiled) + " splits=" + splits,
+          {bench::size_spec{{1, 1, 1}}, bench::size_spec{{70, 33, 13}}, bench::size_spec{{257, 129, 131}}}));
+    }
+  }
+  check_cases(v, {{{{1023, 1023, 1023}}, "op=nt"}, {{{767, 769, 1001}}, "ld=padded op=tt beta=0.5"},
+                  {{{5, 7, 0}}, "beta=0.5"}});
+}
+
 // Step 18 at every M it takes (1-16: each compiled row count, with and without unused rows), N that
 // leaves a partial 128-column block and partial 4-column pieces, K below one group of rows, not a
 // multiple of anything, and long enough for many splits; op(A) either way, padded rows (B's scalar

@@ -1,6 +1,6 @@
 // The library's entry points on device memory, on the caller's streams: the same answers as on the host,
 // mixed host and device operands refused, and the SGEMM steps that keep workspaces between calls
-// (14, 15, 16, through the registry and through swath::sgemm) run on two streams at once, and on two
+// (14-17, 19, 20, through the registry and through swath::sgemm) run on two streams at once, and on two
 // GPUs at once where there are two, with the same bits as when they run one after the other.
 #include <gtest/gtest.h>
 
@@ -246,8 +246,8 @@ struct device_gemm {
 };
 
 // Steps 14-16 on their own kernels whatever the size (tma=on), with the same bits every run
-// (shares=even); blocks=N where given; step 17 with three splits of K (its parts in the stream's
-// workspace).
+// (shares=even); blocks=N where given; steps 17, 19 and 20 with three splits of K (their parts in the
+// stream's workspace; 20's rewritten operands too).
 gemm_case case_of(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b, const char* blocks = nullptr) {
   gemm_case c;
   c.p.m = m, c.p.n = n, c.p.k = k, c.p.trans_a = trans_a, c.p.trans_b = trans_b;
@@ -281,7 +281,8 @@ TEST(GpuLibraryStreams, StepsWithWorkspacesGiveTheSerialBitsOnTwoStreamsAtOnce) 
   std::mt19937_64 draw(seed);
   const std::vector<gemm_case> problems = two_stream_problems();
   for (const char* name : {"gemm/cuda/14_copy_engine", "gemm/cuda/15_producer_warp", "gemm/cuda/16_balanced_tail",
-                           "gemm/cuda/17_split_k", "gemm/cuda/auto"}) {
+                           "gemm/cuda/17_split_k", "gemm/cuda/19_sliced_k", "gemm/cuda/20_rewritten_operands",
+                           "gemm/cuda/auto"}) {
     SCOPED_TRACE(name);
     const gemm::variant& v = gemm::find_variant(name);
     device_gemm one(problems[0], draw), two(problems[1], draw);

@@ -83,7 +83,8 @@ def markdown(paths):
     print("\n".join(out))
 
 
-COLOURS = {"16_balanced_tail": "#4e79a7", "17_split_k": "#f28e2b", "18_skinny": "#59a14f", "19_sliced_k": "#b07aa1"}
+COLOURS = {"16_balanced_tail": "#4e79a7", "17_split_k": "#f28e2b", "18_skinny": "#59a14f", "19_sliced_k": "#b07aa1",
+           "20_rewritten_operands": "#e15759"}
 
 
 def suite_ratios(path):

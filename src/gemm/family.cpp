@@ -261,8 +261,8 @@ class gemm_family final : public bench::table_family<variant, problem> {
     return {{{384, 384, 384}}, {{257, 509, 131}}, {{1024, 1024, 1024}}};
   }
   [[nodiscard]] std::string_view size_help() const override { return "MxNxK (C is M x N, the inner dimension K), or N for N^3"; }
-  // The library's dispatch (the auto row) and cuBLAS run the shape suite (shape_suite below); steps 17,
-  // 18 and 19 the shapes they were made for, beside them in the same run.
+  // The library's dispatch (the auto row) and cuBLAS run the shape suite (shape_suite below); steps 17
+  // to 20 the shapes they were made for, beside them in the same run.
   [[nodiscard]] std::vector<bench::problem_spec> default_cases(const variant_info& info) const override {
     if (info.where != backend::cuda) return {};
     if (info.vendor || info.name == "gemm/cuda/auto") return shape_suite();
@@ -276,6 +276,10 @@ class gemm_family final : public bench::table_family<variant, problem> {
       return {{bench::parse_size("1024x1024x1024"), ""}, {bench::parse_size("1023x1023x1023"), ""},
               {bench::parse_size("768x768x768"), ""},    {bench::parse_size("767x767x767"), ""},
               {bench::parse_size("256x256x65536"), ""},  {bench::parse_size("64x64x64"), "batch=1024"}};
+    }
+    if (info.name == "gemm/cuda/20_rewritten_operands") {
+      return {{bench::parse_size("1023x1023x1023"), ""},        {bench::parse_size("1024x1024x1024"), "op=nt"},
+              {bench::parse_size("767x767x767"), ""},          {bench::parse_size("2047x2047x2047"), "op=nt"}};
     }
     if (info.name == "gemm/cuda/18_skinny") {
       return {{bench::parse_size("1x8192x8192"), ""}, {bench::parse_size("4x8192x8192"), ""},

@@ -40,5 +40,6 @@ void split_k(const problem&, const operands&, const launch_context&);          /
 void skinny(const problem&, const operands&, const launch_context&);           // 18_skinny.cu
 support skinny_shape(const problem&);  // 18_skinny.cu: M <= 16, op(B) as stored, one product
 void sliced_k(const problem&, const operands&, const launch_context&);         // 19_sliced_k.cu
+void rewritten_operands(const problem&, const operands&, const launch_context&); // 20_rewritten_operands.cu
 void cublas_sgemm(const problem&, const operands&, const launch_context&);     // vendor_cublas.cpp
 }  // namespace swath::gemm::cuda

@@ -87,7 +87,7 @@ namespace {
 // step 17 at each block tile where 256 × 128 tiles make fewer than four waves or it is a batch, its K
 // also cut in 2 and 4 where that tile makes under two waves, and in 8-128 with the two large tiles where
 // C is small beside K; step 19 at the same places with 2 or 4 warp groups a block (its own list); step
-// 18 where M ≤ 16, at several splits.
+// 20 at the same places where it rewrites an operand; step 18 where M ≤ 16, at several splits.
 struct candidate {
   const char* step;
   std::string settings;  // "key=value key=value"
@@ -110,6 +110,19 @@ std::vector<candidate> candidates_for(const problem& p, int sms) {
       const std::string fit = "fit=" + std::to_string(bm) + "x" + std::to_string(bn) + " groups=" + std::to_string(groups);
       all.push_back({"gemm/cuda/19_sliced_k", fit + " splits=1"});
       if (p.batch == 1 && tiles_of(bm, bn) < 2 * sms && p.k >= 128) all.push_back({"gemm/cuda/19_sliced_k", fit + " splits=2"});
+    }
+    // Step 20 where it rewrites an operand (all but op = tn with rows a whole number of 16 bytes
+    // apart), one product: step 19's list, and step 17's tiles on the rewritten pair (groups=1).
+    const bool rewrites = !(p.trans_a && p.lda % 4 == 0) || p.trans_b || p.ldb % 4 != 0;
+    if (rewrites && p.batch == 1) {
+      for (const auto& [bm, bn, groups] : {std::tuple{128, 128, 2}, {128, 64, 2}, {64, 128, 2}, {64, 64, 2}, {64, 64, 4},
+                                           {256, 128, 1}, {128, 128, 1}, {64, 128, 1}, {64, 64, 1}}) {
+        const std::string fit = "fit=" + std::to_string(bm) + "x" + std::to_string(bn) + " groups=" + std::to_string(groups);
+        all.push_back({"gemm/cuda/20_rewritten_operands", fit + " splits=1"});
+        if (tiles_of(bm, bn) < 2 * sms && p.k >= 128) {
+          all.push_back({"gemm/cuda/20_rewritten_operands", fit + (groups == 1 ? " splits=4" : " splits=2")});
+        }
+      }
     }
     if (tiles_of(128, 128) < sms && p.k >= 4096) {
       for (const char* splits : {"8", "16", "32", "64", "128"}) {

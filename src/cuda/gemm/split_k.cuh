@@ -128,6 +128,16 @@ __global__ void __launch_bounds__(Groups * pipeline_shape<BlockM, BlockN, BlockK
     const std::int64_t group_end = begin + (end - begin) * (group + 1) / Groups;
     accumulate_slices<BlockM, BlockN, BlockK, ThreadN, Stages, AMode, BMode, Groups>(
         a, b, stages + group * Stages * s::stage_floats, p.k, i0, j0, group_begin, group_end, row0, column0, sum);
+    // A group with a slice fewer than the largest share waits on its own barrier once more, so that
+    // every group has passed as many barriers when the block's barrier below joins them. Not needed by
+    // the hardware (the block's barrier orders everything): compute-sanitizer's racecheck otherwise
+    // reports the sums' hand-off below as a race wherever a writing group waited more often than group
+    // 0 (a 20-line kernel of the same shape, correct bits every run, does the same:
+    // bench/results/nvidia-h200/2026-11-28-racecheck-named-barriers.txt). One barrier of 4 warps, once.
+    const std::int64_t largest_share = (end - begin + Groups - 1) / Groups;
+    for (std::int64_t extra = group_end - group_begin; extra < largest_share; ++extra) {
+      asm volatile("bar.sync %0, %1;" ::"r"(1 + group), "n"(s::threads) : "memory");
+    }
     __syncthreads();  // every group's copies landed and its reads done: the stages are free
     // Group g ≥ 1's sums at left[((g - 1) · 8 · ThreadN + e) · threads + t]: a warp's 32 stores and
     // loads of one element are 32 consecutive floats, no bank conflict.
