@@ -89,6 +89,7 @@ TEST(Cli, CudaWithoutAGpuIsAOneLineError) {
 
 TEST(Cli, TuneNamesWhatItCannotDo) {
   expect_one_line_error("tune stencil", 2, "has no tuner");
+  expect_one_line_error("tune gemm --json every.json", 2, "--json goes with --dispatch");
   if (!swath::testing::gpu_present()) expect_one_line_error("tune gemm", 2, "--device cuda");
 }
 

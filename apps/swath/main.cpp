@@ -226,6 +226,7 @@ struct tune_arguments {
   int reps = 20;
   int warmup = 3;
   std::string out;
+  std::string json;  // --dispatch: every candidate's row
   bool quiet = false;
   bool dispatch = false;
 };
@@ -266,6 +267,18 @@ int run_tune_dispatch(const tune_arguments& args) {
   const gemm::dispatch_tuning found =
       gemm::tune_dispatch(cases, args.reps, args.warmup, !args.quiet, limits, build_info::git_revision, path);
   std::fputs(found.summary.c_str(), stdout);
+  if (!args.json.empty()) {  // written even when a candidate failed: its row says how
+    bench::run_report every;
+    every.rows = found.rows;
+    every.limits = limits;
+    every.started_at = found.started_at;
+    every.options.families = {"gemm"};
+    every.options.where = where;
+    every.options.variant_glob = "the tuner's candidates and cuBLAS, one run each";
+    every.options.repetitions = args.reps;
+    every.options.warmup = args.warmup;
+    bench::write_file_atomically(args.json, bench::to_json(every).dump(2) + "\n");
+  }
   if (found.failures > 0) {
     std::fprintf(stderr, "swath: %d candidate%s failed verification: the table holds the cases before the first\n",
                  found.failures, found.failures == 1 ? "" : "s");
@@ -285,6 +298,7 @@ int run_tune(const tune_arguments& args) {
   if (args.family != "gemm") {
     throw usage_error("swath tune: '" + args.family + "' has no tuner (gemm: the tile policies of gemm/cuda/08_double_buffered)");
   }
+  if (!args.json.empty()) throw usage_error("swath tune gemm: --json goes with --dispatch");
   const backend where = resolve_device("cuda");
   const gemm::tuning defaults;
   bench::run_options options;
@@ -584,6 +598,8 @@ int run_command(int argc, char** argv) {
                  "gemm: choose the step and settings of swath::sgemm at each case of the shape suite (or --size), "
                  "written as a dispatch table");
   tune->add_option("--param,-p", tune_args.parameters, "with --dispatch and --size: op=nn,tn,... batch=N,...");
+  tune->add_option("--json", tune_args.json,
+                   "with --dispatch: every candidate's row (verified and timed, one run each) and cuBLAS's, as bench JSON");
   tune->add_option("--warmup", tune_args.warmup, "untimed runs before timing")->check(CLI::Range(0, 1000))->capture_default_str();
 
   render_arguments render_args;

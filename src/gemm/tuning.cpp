@@ -216,6 +216,7 @@ dispatch_tuning tune_dispatch(const std::vector<bench::problem_spec>& cases, int
     if (!checkpoint.empty() && out.failures == 0) bench::write_file_atomically(checkpoint, format_dispatch_table(table));
   }
   out.json = format_dispatch_table(table);
+  out.started_at = table.measured_at;
   return out;
 }
 

@@ -43,6 +43,7 @@ struct dispatch_tuning {
   std::string summary;         // one line a case: the choice, its time, cuBLAS's, the ratio
   int failures = 0;            // candidates that failed verification
   std::vector<bench::result_row> rows;  // every candidate's row, cuBLAS's too
+  std::string started_at;      // when the first case was measured (UTC, ISO 8601)
 };
 // `checkpoint`, when given, is rewritten with the table so far after every case (while none failed):
 // a long run that is stopped keeps what it measured.
