@@ -105,24 +105,24 @@ std::vector<candidate> candidates_for(const problem& p, int sms) {
       }
     }
     // Step 19: the tiles of 4 warps or fewer with their warps doubled along K (64 × 64 also
-    // quadrupled), one split and, where the tile makes under two waves, two.
-    for (const auto& [bm, bn, groups] : {std::tuple{128, 128, 2}, {128, 64, 2}, {64, 128, 2}, {64, 64, 2}, {64, 64, 4}}) {
-      const std::string fit = "fit=" + std::to_string(bm) + "x" + std::to_string(bn) + " groups=" + std::to_string(groups);
-      all.push_back({"gemm/cuda/19_sliced_k", fit + " splits=1"});
-      if (p.batch == 1 && tiles_of(bm, bn) < 2 * sms && p.k >= 128) all.push_back({"gemm/cuda/19_sliced_k", fit + " splits=2"});
-    }
+    // quadrupled: 19_sliced_k.cu's list), one split and, where the tile makes under two waves, two.
     // Step 20 where it rewrites an operand (all but op = tn with rows a whole number of 16 bytes
-    // apart), one product: step 19's list, and step 17's tiles on the rewritten pair (groups=1).
+    // apart), one product: step 19's list, then step 17's tiles on the rewritten pair (groups=1, 4
+    // splits where under two waves).
+    constexpr std::tuple<int, int, int> sliced[] = {{128, 128, 2}, {128, 64, 2}, {64, 128, 2}, {64, 64, 2}, {64, 64, 4}};
+    constexpr std::tuple<int, int, int> split_on_rewritten[] = {{256, 128, 1}, {128, 128, 1}, {64, 128, 1}, {64, 64, 1}};
+    const auto add_tiled = [&](const char* step, int bm, int bn, int groups, bool split) {
+      const std::string fit = "fit=" + std::to_string(bm) + "x" + std::to_string(bn) + " groups=" + std::to_string(groups);
+      all.push_back({step, fit + " splits=1"});
+      if (split && tiles_of(bm, bn) < 2 * sms && p.k >= 128) {
+        all.push_back({step, fit + (groups == 1 ? " splits=4" : " splits=2")});
+      }
+    };
+    for (const auto& [bm, bn, groups] : sliced) add_tiled("gemm/cuda/19_sliced_k", bm, bn, groups, p.batch == 1);
     const bool rewrites = !(p.trans_a && p.lda % 4 == 0) || p.trans_b || p.ldb % 4 != 0;
     if (rewrites && p.batch == 1) {
-      for (const auto& [bm, bn, groups] : {std::tuple{128, 128, 2}, {128, 64, 2}, {64, 128, 2}, {64, 64, 2}, {64, 64, 4},
-                                           {256, 128, 1}, {128, 128, 1}, {64, 128, 1}, {64, 64, 1}}) {
-        const std::string fit = "fit=" + std::to_string(bm) + "x" + std::to_string(bn) + " groups=" + std::to_string(groups);
-        all.push_back({"gemm/cuda/20_rewritten_operands", fit + " splits=1"});
-        if (tiles_of(bm, bn) < 2 * sms && p.k >= 128) {
-          all.push_back({"gemm/cuda/20_rewritten_operands", fit + (groups == 1 ? " splits=4" : " splits=2")});
-        }
-      }
+      for (const auto& [bm, bn, groups] : sliced) add_tiled("gemm/cuda/20_rewritten_operands", bm, bn, groups, true);
+      for (const auto& [bm, bn, groups] : split_on_rewritten) add_tiled("gemm/cuda/20_rewritten_operands", bm, bn, groups, true);
     }
     if (tiles_of(128, 128) < sms && p.k >= 4096) {
       for (const char* splits : {"8", "16", "32", "64", "128"}) {
