@@ -222,6 +222,28 @@ TEST(IterateStackModel, ChoosesTheDepthOfTheLeastTimeAndFitsTheRingsInSharedMemo
   EXPECT_THROW(depth_of("radius=2 shape=star type=float sweeps=64", chosen), usage_error);
 }
 
+// Step 09's cluster: the fewest rows computed a resident block. 512 rows at L = 4, r = 1: 22 tiles
+// alone (24 kept of 32), 10 clusters of 2 (56 of 64), 6 of 3 (88 of 96), 5 of 4 (120 of 128).
+TEST(IterateStackModel, TakesTheClusterOfTheFewestRowsAResidentBlock) {
+  EXPECT_EQ(stack_cluster_kept_y(4, 1, 3), 88);
+  EXPECT_EQ(stack_cluster_kept_y(2, 2, 1), stack_kept_y(2, 2));
+  launch_context hopper;
+  const std::vector<int> every_sm = {132, 132, 132, 132};
+  const std::vector<int> gpcs_of_16_and_18 = {132, 132, 126, 128};  // 22/132, 20/132, 18/126, 20/128 rows
+  EXPECT_EQ(stack_cluster_of(hopper, 512, 4, 1, every_sm), 3);
+  EXPECT_EQ(stack_cluster_of(hopper, 512, 4, 1, gpcs_of_16_and_18), 3);
+  EXPECT_EQ(stack_cluster_of(hopper, 512, 4, 1, std::vector<int>{132, 132, 0, 128}), 2);  // no cluster of 3 fits
+  EXPECT_EQ(stack_cluster_of(hopper, 60, 4, 1, every_sm), 1);                              // shorter than two tiles
+  EXPECT_EQ(stack_cluster_of(hopper, 512, 4, 1, std::vector<int>{132}), 1);                // clusters not offered
+  launch_context chosen = hopper;
+  chosen.settings = std::make_shared<const chosen_settings>(chosen_settings{{"cluster", "5"}});
+  EXPECT_EQ(stack_cluster_of(chosen, 512, 4, 1, every_sm), 5);
+  chosen.settings = std::make_shared<const chosen_settings>(chosen_settings{{"cluster", "9"}});
+  EXPECT_THROW(stack_cluster_of(chosen, 512, 4, 1, every_sm), usage_error);
+  chosen.settings = std::make_shared<const chosen_settings>(chosen_settings{{"cluster", "0"}});
+  EXPECT_THROW(stack_cluster_of(chosen, 512, 4, 1, every_sm), usage_error);
+}
+
 class IterateVariant : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(IterateVariant, MatchesTSweepsOfTheReference) {
@@ -309,7 +331,7 @@ TEST_P(GpuIterateVariant, MatchesOnPitchedGridsAndAtEachPassDepth) {
       const int u = static_cast<int>(p.sweep.element_bytes());
       const int limit = v.info.name.ends_with("03_register_rows")    ? register_rows_depth_limit(p.sweep.radius, u)
                         : marches(v)                                   ? march_depth_limit(p.sweep.radius, u)
-                        : v.info.name.ends_with("08_stacked_strips")   ? stack_depth_limit(p.sweep.radius, u)
+                        : v.info.name.ends_with("08_stacked_strips") || v.info.name.ends_with("09_cluster_halos") ? stack_depth_limit(p.sweep.radius, u)
                                                                        : fused_depth_limit(3, p.sweep.radius, p.sweep.form, u);
       if (!v.info.settings.empty() && *depth != '\0' && std::atoi(depth + 7) > limit) continue;
       const auto result = check_config(v, size, config);
@@ -317,6 +339,29 @@ TEST_P(GpuIterateVariant, MatchesOnPitchedGridsAndAtEachPassDepth) {
     }
     if (v.info.settings.empty()) break;
   }
+}
+
+// Step 09 in clusters of 1-4 blocks on grids whose tiles run in clusters (rows 16-byte aligned, a
+// whole number of vectors wide, at least a cluster of tiles high): 300 x 200 x 37 holds 3 clusters of
+// 3 at L = 4 (the last moved up to the grid's face), 260 x 130 x 20 one cluster of 4 and several of 2,
+// at every depth and boundary, float and double, radius 1 and 2.
+TEST(GpuIterateClusterHalos, MatchesTSweepsOfTheReferenceInEveryClusterSize) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const iterated_variant& v = find_iterated_variant("iterate/cuda/09_cluster_halos");
+  const bool small = std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr;
+  const std::vector<bench::size_spec> sizes =
+      small ? std::vector<bench::size_spec>{{{260, 130, 20}}} : std::vector<bench::size_spec>{{{300, 200, 37}}, {{260, 130, 20}}};
+  std::vector<std::string> settings;
+  for (const char* cluster : {"1", "2", "3", "4"}) {
+    if (small && (*cluster == '1' || *cluster == '4')) continue;
+    for (const char* depth : {"", " fused=2", " fused=3"}) {
+      if ((small || *cluster == '1') && *depth != '\0') continue;
+      settings.push_back(std::string("cluster=") + cluster + depth);
+    }
+  }
+  const int checked = check_every_configuration(v, sizes, small ? std::vector<const char*>{"1"} : std::vector<const char*>{"1", "2"},
+                                                small ? std::vector<const char*>{"3"} : std::vector<const char*>{"1", "7"}, settings);
+  EXPECT_GT(checked, 0);
 }
 
 // The 2D rows on pitched grids (rows 16-byte aligned and not) at every depth step 07 compiles.

@@ -334,4 +334,28 @@ int stack_depth_of(const iterated_problem& ip, const launch_context& launch) {
   });
 }
 
+int stack_cluster_of(const launch_context& launch, int ny, int depth, int radius, std::span<const int> resident) {
+  const std::string_view chosen = launch.setting(cluster_setting);
+  if (chosen != "model") {
+    const auto cluster = whole_setting(cluster_setting.key, chosen);
+    if (cluster > stack_cluster_limit) {
+      throw usage_error("cluster=" + std::string(chosen) + ": at most " + std::to_string(stack_cluster_limit) + " blocks a cluster");
+    }
+    return static_cast<int>(cluster);
+  }
+  int best = 1;
+  double best_rows = 0;
+  for (int cluster = 1; cluster <= 4 && cluster <= static_cast<int>(resident.size()); ++cluster) {
+    const int kept = stack_cluster_kept_y(depth, radius, cluster);
+    const int blocks = resident[static_cast<std::size_t>(cluster - 1)];
+    if (cluster * stack_tile_y(radius) > ny || kept < 1 || blocks < 1) continue;
+    const double rows = static_cast<double>((ny + kept - 1) / kept) * cluster * stack_tile_y(radius) / blocks;
+    if (best_rows == 0 || rows < best_rows * 0.999) {
+      best = cluster;
+      best_rows = rows;
+    }
+  }
+  return best;
+}
+
 }  // namespace swath::stencil

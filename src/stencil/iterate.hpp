@@ -2,6 +2,7 @@
 // What the iterated steps share: how T sweeps are cut into passes and where each pass writes, the
 // steps' settings, and their entry points for the registry table (src/stencil/iterate_registry.cpp).
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "policies.hpp"
@@ -178,6 +179,22 @@ constexpr int stack_depth_limit(int radius, int element_bytes) {
   return depth;
 }
 
+// Step 09's clusters: `cluster` of step 08's blocks stacked in y as a thread-block cluster, each sweep's
+// edge rows handed to the neighbouring block's shared memory (its pad rows), so the cluster loses L r
+// rows at its two ends only: it keeps cluster x 32 - 2 L r of its cluster x 32 rows. At 512^3, L = 4,
+// r = 1: 22 tiles of 32 rows compute a plane's rows alone, 6 clusters of 3 (96 rows, 88 kept) 18.
+inline constexpr parameter cluster_setting{"cluster", "model|N", "model",
+                                           "blocks a thread-block cluster stacks in y (1: step 08's tiles); model: the fewest rows computed a resident block"};
+inline constexpr parameter cluster_settings[] = {fused_setting, cluster_setting};
+inline constexpr int stack_cluster_limit = 8;  // Hopper's portable cluster size
+constexpr int stack_cluster_kept_y(int depth, int radius, int cluster) { return cluster * stack_tile_y(radius) - 2 * depth * radius; }
+// The cluster step 09 takes: the chosen one (at most stack_cluster_limit), else the model's: of 1-4
+// blocks that fit the grid's rows (cluster x 32 <= ny), the fewest rows computed a resident block,
+// ceil(ny / kept) cluster x 32 / resident[cluster - 1], where resident[c - 1] is how many blocks the
+// GPU holds at once in clusters of c (a cluster's blocks share a GPC: cudaOccupancyMaxActiveClusters
+// x c; 0 where none fits). Ties go to the smaller cluster. 1 means step 08's tiles.
+int stack_cluster_of(const launch_context& launch, int ny, int depth, int radius, std::span<const int> resident);
+
 // The sweeps a pass of step 02 (GPU) fuses: the chosen number, else the model's, within its compiled
 // limit for this radius, shape, dimension and type (0: the step cannot fuse this problem).
 int fused_depth_of(const problem& p, const launch_context& launch);
@@ -203,7 +220,7 @@ support fusable_on_gpu(const iterated_problem& p);  // boundary other than perio
 support rows_on_gpu(const iterated_problem& p);     // the same, 3D stars of radius 1 or 2
 support marches_on_gpu(const iterated_problem& p);  // steps 04-06: as step 03
 support strips_on_gpu(const iterated_problem& p);   // step 07: 2D stars of radius 1 or 2, every boundary
-support stacks_on_gpu(const iterated_problem& p);    // step 08: 3D stars of radius 1 or 2, boundary other than periodic
+support stacks_on_gpu(const iterated_problem& p);    // steps 08 and 09: 3D stars of radius 1 or 2, boundary other than periodic
 
 // T single sweeps of the library's apply (host or device: where the operands are).
 void repeated_sweeps(const iterated_problem&, const sweep_operands&, const launch_context&);  // cpu/iterate/01_sweeps.cpp
@@ -219,6 +236,7 @@ void one_barrier_a_step(const iterated_problem&, const sweep_operands&, const la
 void four_row_march(const iterated_problem&, const sweep_operands&, const launch_context&);  // cuda/iterate/06_four_row_march.cu
 void warp_strips(const iterated_problem&, const sweep_operands&, const launch_context&);     // cuda/iterate/07_warp_strips.cu
 void stacked_strips(const iterated_problem&, const sweep_operands&, const launch_context&);  // cuda/iterate/08_stacked_strips.cu
+void cluster_halos(const iterated_problem&, const sweep_operands&, const launch_context&);   // cuda/iterate/09_cluster_halos.cu
 // Copies the grid in to out on the launch's stream (T = 0), pads untouched.
 void copy_grid(const problem& p, const void* in, void* out, const launch_context& launch);
 

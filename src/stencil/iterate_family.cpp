@@ -191,6 +191,10 @@ class iterated_family_adapter final : public bench::table_family<iterated_varian
       for (const char* d : {"2", "3", "5"}) cases.push_back(spec_of("512x512x512", std::string("radius=1 shape=star type=double sweeps=64 fused=") + d));
       cases.push_back(spec_of("512x512x512", "radius=2 shape=star type=float sweeps=64 fused=2"));
     }
+    if (info.name.ends_with("09_cluster_halos")) {  // beside the model's cluster: none (step 08's tiles) and 3
+      for (const char* c : {"1", "3"}) cases.push_back(spec_of("512x512x512", std::string("radius=1 shape=star type=float sweeps=64 cluster=") + c));
+      cases.push_back(spec_of("512x512x512", "radius=1 shape=star type=double sweeps=64 cluster=3"));
+    }
     if (info.name.ends_with("02_fused_planes")) {
       for (const char* d : {"2", "3", "4"}) cases.push_back(spec_of("512x512x512", std::string("radius=1 shape=star type=float sweeps=64 fused=") + d));
       for (const char* d : {"2", "4", "8"}) cases.push_back(spec_of("16384x16384", std::string("radius=1 shape=star type=float sweeps=64 fused=") + d));

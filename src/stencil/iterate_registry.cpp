@@ -29,6 +29,7 @@ const iterated_variant table[] = {
   {{"iterate/cuda/06_four_row_march", cuda, "3D stars r 1-2: as 04, 4 rows a thread (32 x 8 threads a block)", "iterate", tolerance, false, device_memory, fused_settings}, marches_on_gpu, cuda::four_row_march, iterated_work},
   {{"iterate/cuda/07_warp_strips",    cuda, "2D stars r 1-2: a warp a strip of 128 columns, sweeps in registers, no barrier", "iterate", tolerance, false, device_memory, fused_settings}, strips_on_gpu, cuda::warp_strips, iterated_work},
   {{"iterate/cuda/08_stacked_strips", cuda, "3D stars r 1-2: 07's strips stacked in y, 16 warps a 128 x 32 tile, planes in shared rings, one barrier a step", "iterate", tolerance, false, device_memory, fused_settings}, stacks_on_gpu, cuda::stacked_strips, iterated_work},
+  {{"iterate/cuda/09_cluster_halos",  cuda, "3D stars r 1-2: 08's tiles stacked in y as a thread-block cluster, halo rows handed through distributed shared memory", "iterate", tolerance, false, device_memory, cluster_settings}, stacks_on_gpu, cuda::cluster_halos, iterated_work},
 #endif
 };
 // clang-format on

@@ -17,4 +17,9 @@ int prepare_kernel(Kernel kernel, int threads, std::size_t shared_bytes) {
   return prepared_blocks_per_sm(reinterpret_cast<const void*>(kernel), threads, shared_bytes);
 }
 
+// How many clusters of `cluster` blocks (stacked in y) of a prepared kernel the current device holds at
+// once (cudaOccupancyMaxActiveClusters: a cluster's blocks share one GPC, so a GPC whose SMs are not a
+// multiple of the cluster leaves some idle). Cached as prepared_blocks_per_sm is; 0: none fits.
+int prepared_active_clusters(const void* kernel, int threads, std::size_t shared_bytes, int cluster);
+
 }  // namespace swath::cuda

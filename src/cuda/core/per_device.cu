@@ -30,6 +30,33 @@ int prepared_blocks_per_sm(const void* kernel, int threads, std::size_t shared_b
   return prepared[wanted] = std::max(count, 1);
 }
 
+int prepared_active_clusters(const void* kernel, int threads, std::size_t shared_bytes, int cluster) {
+  using key = std::tuple<int, const void*, int, std::size_t, int>;
+  static std::mutex guard;
+  static std::map<key, int> counted;
+  const key wanted{current_device(), kernel, threads, shared_bytes, cluster};
+  {
+    const std::lock_guard lock(guard);
+    if (const auto found = counted.find(wanted); found != counted.end()) return found->second;
+  }
+  prepared_blocks_per_sm(kernel, threads, shared_bytes);  // its shared-memory limit first
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(1, static_cast<unsigned>(cluster), 1);
+  config.blockDim = dim3(static_cast<unsigned>(threads));
+  config.dynamicSmemBytes = shared_bytes;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = 1;
+  attribute.val.clusterDim.y = static_cast<unsigned>(cluster);
+  attribute.val.clusterDim.z = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  int count = 0;
+  SWATH_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&count, kernel, &config));
+  const std::lock_guard lock(guard);
+  return counted[wanted] = count;
+}
+
 namespace {
 
 struct held_buffer {
