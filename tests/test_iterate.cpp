@@ -343,8 +343,9 @@ TEST_P(GpuIterateVariant, MatchesOnPitchedGridsAndAtEachPassDepth) {
 
 // Step 09 in clusters of 1-4 blocks on grids whose tiles run in clusters (rows 16-byte aligned, a
 // whole number of vectors wide, at least a cluster of tiles high): 300 x 200 x 37 holds 3 clusters of
-// 3 at L = 4 (the last moved up to the grid's face), 260 x 130 x 20 one cluster of 4 and several of 2,
-// at every depth and boundary, float and double, radius 1 and 2.
+// 3 at L = 4 (the last moved up to the grid's face), 260 x 130 x 20 two clusters of 4 (the second moved
+// up over most of the first) and three of 2, at every depth and boundary, float and double, radius 1
+// and 2.
 TEST(GpuIterateClusterHalos, MatchesTSweepsOfTheReferenceInEveryClusterSize) {
   SWATH_SKIP_WITHOUT_GPU();
   const iterated_variant& v = find_iterated_variant("iterate/cuda/09_cluster_halos");

@@ -184,7 +184,8 @@ constexpr int stack_depth_limit(int radius, int element_bytes) {
 // rows at its two ends only: it keeps cluster x 32 - 2 L r of its cluster x 32 rows. At 512^3, L = 4,
 // r = 1: 22 tiles of 32 rows compute a plane's rows alone, 6 clusters of 3 (96 rows, 88 kept) 18.
 inline constexpr parameter cluster_setting{"cluster", "model|N", "model",
-                                           "blocks a thread-block cluster stacks in y (1: step 08's tiles); model: the fewest rows computed a resident block"};
+                                           "blocks a thread-block cluster stacks in y (1: step 08's tiles; grids a cluster does not fit run them too); "
+                                           "model: the fewest rows computed a resident block"};
 inline constexpr parameter cluster_settings[] = {fused_setting, cluster_setting};
 inline constexpr int stack_cluster_limit = 8;  // Hopper's portable cluster size
 constexpr int stack_cluster_kept_y(int depth, int radius, int cluster) { return cluster * stack_tile_y(radius) - 2 * depth * radius; }
