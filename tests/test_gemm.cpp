@@ -309,6 +309,34 @@ TEST(GpuGemmRewrittenOperands, EveryTileGroupSplitAndLayoutMatchesTheReference) 
                   {{{5, 7, 0}}, "beta=0.5"}});
 }
 
+// Step 21 at every tile it compiles, one block a tile and several tiles a block (runs of equal and of
+// unequal length: 3 and 7 blocks), ragged sizes, K of one partial slice, every op, padded rows, beta,
+// and strided batches whose runs cross from one product into the next; the model's own choice at a
+// batch of many small products and at K = 0 (C = beta C); and what it refuses. Every element of every
+// product is checked.
+TEST(GpuGemmStreamedTiles, EveryTileRunAndBatchMatchesTheReference) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const variant& v = find_variant("gemm/cuda/21_streamed_tiles");
+  const bool small = std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr;  // the sanitizers: auto and 3 blocks
+  for (const char* fit : {"128x128", "64x128", "64x64"}) {
+    for (const char* blocks : {"auto", "3", "7"}) {
+      if (small && std::string_view(blocks) == "7") continue;
+      ASSERT_NO_FATAL_FAILURE(check_every_layout_and_batch(
+          v, std::string("fit=") + fit + " blocks=" + blocks,
+          {bench::size_spec{{1, 1, 1}}, bench::size_spec{{70, 33, 13}}, bench::size_spec{{257, 129, 131}}}));
+    }
+  }
+  for (const gemm_case& c : {gemm_case{{{64, 64, 64}}, "batch=300"}, gemm_case{{{65, 63, 70}}, "batch=41 op=nt blocks=9 beta=0.5"},
+                             gemm_case{{{100, 200, 48}}, "batch=6 op=tn ld=padded"}, gemm_case{{{5, 7, 0}}, "batch=3 beta=0.5"}}) {
+    const problem p = make_problem(v, {c.size, c.layout});
+    const auto result = check_once(v, {c.size, c.layout});
+    ASSERT_TRUE(result.passed()) << c.size.text() << " " << c.layout << ": " << result.describe();
+    ASSERT_EQ(result.checked, p.batch * p.m * p.n);
+  }
+  const std::string refused = "fit=256x128";
+  EXPECT_THROW((void)check_once(v, {bench::size_spec{{64, 64, 64}}, refused}), usage_error) << refused;
+}
+
 // Step 18 at every M it takes (1-16: each compiled row count, with and without unused rows), N that
 // leaves a partial 128-column block and partial 4-column pieces, K below one group of rows, not a
 // multiple of anything, and long enough for many splits; op(A) either way, padded rows (B's scalar

@@ -281,6 +281,10 @@ class gemm_family final : public bench::table_family<variant, problem> {
       return {{bench::parse_size("1023x1023x1023"), ""},        {bench::parse_size("1024x1024x1024"), "op=nt"},
               {bench::parse_size("767x767x767"), ""},          {bench::parse_size("2047x2047x2047"), "op=nt"}};
     }
+    if (info.name == "gemm/cuda/21_streamed_tiles") {
+      return {{bench::parse_size("64x64x64"), "batch=1024"}, {bench::parse_size("256x256x256"), "batch=256"},
+              {bench::parse_size("512x512x128"), "batch=64"}, {bench::parse_size("8192x8192x64"), ""}};
+    }
     if (info.name == "gemm/cuda/18_skinny") {
       return {{bench::parse_size("1x8192x8192"), ""}, {bench::parse_size("4x8192x8192"), ""},
               {bench::parse_size("16x8192x8192"), ""}};

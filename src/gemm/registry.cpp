@@ -34,6 +34,7 @@ constexpr parameter balanced_tail_settings[] = {order, column_width, cache, bloc
 constexpr parameter split_k_settings[] = {fit, splits};
 constexpr parameter skinny_settings[] = {splits};
 constexpr parameter sliced_k_settings[] = {fit, splits, groups};
+constexpr parameter streamed_tiles_settings[] = {fit, blocks};
 
 // clang-format off
 const variant table[] = {
@@ -63,6 +64,7 @@ const variant table[] = {
   {{"gemm/cuda/18_skinny", cuda, "M <= 16: 128 columns of op(B) a block streamed once with 16-byte loads, op(A) in shared memory, K split and added in order", "sgemm", per_k, false, device_memory, skinny_settings}, cuda::skinny_shape, cuda::skinny, gemm_work},
   {{"gemm/cuda/19_sliced_k", cuda, "17's tile with its warps doubled along K: 2 or 4 warp groups a block, each over its share of K, their sums added in shared memory; strided batches", "sgemm", per_k, false, device_memory, sliced_k_settings}, any_batched_gemm, cuda::sliced_k, gemm_work},
   {{"gemm/cuda/20_rewritten_operands", cuda, "op(A) and op(B) rewritten deep-major with 16-byte rows (a workspace), then 19 as op=tn: every copy 16 bytes; batches handed to 19", "sgemm", per_k, false, device_memory, sliced_k_settings}, any_batched_gemm, cuda::rewritten_operands, gemm_work},
+  {{"gemm/cuda/21_streamed_tiles", cuda, "17's tile on a persistent grid: each block a run of equal length of the tiles of every product, their K slices streamed through one pipeline; strided batches", "sgemm", per_k, false, device_memory, streamed_tiles_settings}, any_batched_gemm, cuda::streamed_tiles, gemm_work},
 #endif
 };
 // clang-format on

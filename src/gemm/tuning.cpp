@@ -87,7 +87,8 @@ namespace {
 // step 17 at each block tile where 256 × 128 tiles make fewer than four waves or it is a batch, its K
 // also cut in 2 and 4 where that tile makes under two waves, and in 8-128 with the two large tiles where
 // C is small beside K; step 19 at the same places with 2 or 4 warp groups a block (its own list); step
-// 20 at the same places where it rewrites an operand; step 18 where M ≤ 16, at several splits.
+// 20 at the same places where it rewrites an operand; step 21 at three tiles for batches and for many
+// tiles over a K of 256 or less; step 18 where M ≤ 16, at several splits.
 struct candidate {
   const char* step;
   std::string settings;  // "key=value key=value"
@@ -131,6 +132,10 @@ std::vector<candidate> candidates_for(const problem& p, int sms) {
         all.push_back({"gemm/cuda/19_sliced_k", std::string("fit=128x128 groups=2 splits=") + splits});
       }
     }
+  }
+  // Step 21 where a block streams several tiles: batches, and products of many tiles over a short K.
+  if (p.batch > 1 || (p.k <= 256 && tiles_of(64, 64) >= 8 * sms)) {
+    for (const char* fit : {"128x128", "64x128", "64x64"}) all.push_back({"gemm/cuda/21_streamed_tiles", std::string("fit=") + fit});
   }
   const bool skinny = std::any_of(variants().begin(), variants().end(), [&](const variant& v) {
     return v.info.name == "gemm/cuda/18_skinny" && v.supports(p).ok();
