@@ -8,7 +8,8 @@
 //   are in flight while this tile's last slices are computed, and the tile is stored from registers
 //   when its last slice is done. The grid is the fewest blocks, at most the resident places, that give
 //   every block the same count of tiles (`blocks=` chooses), so no SM waits on a last partial wave.
-// - Settings: fit (128x128, 64x128 or 64x64; auto: the model below), blocks (the persistent grid).
+// - Settings: fit (128x128, 64x128 or 64x64, the last as 4 warps of 8 × 4; auto: the model below; the
+//   other tiles run step 17), blocks (the persistent grid).
 // - Prediction (H200, against cublasSgemmStridedBatched in the same run): 1024 × 64³ is 50 MB of A, B
 //   and C and 0.54 GFLOP (10.7 FLOP a byte, under the H200's 14 at its copy bandwidth): bound by
 //   memory at ~12 µs if every byte moved at the copy bandwidth; with the first slices' wait once a
@@ -147,8 +148,15 @@ __global__ void __launch_bounds__(pipeline_shape<BlockM, BlockN, BlockK, ThreadN
   wait_copies<0>();
 }
 
-// The tiles compiled here (indices into fitted_tiles, split_k.cuh): 128 × 128, 64 × 128 and 64 × 64.
-constexpr int streamed_tiles_compiled[] = {1, 4, 5};
+// The tiles compiled here: step 17's 128 × 128 and 64 × 128 (split_k.cuh, with their model weights),
+// and 64 × 64 as 4 warps of 8 × 4 a thread where step 17 has 2 warps of 8 × 8. At 1024 × 64³ the tiles
+// are 7.8 an SM: with 2 tiles a block, step 17's 64 × 64 gave an SM 8 warps (28.2 µs on an H200, blocks
+// of 64 threads); with 4 warps a tile, 16. Its efficiency is step 17's 64 × 64's, its occupancy doubled.
+struct streamed_tile {
+  int block_m, block_n, warps, resident;
+  double efficiency;
+};
+constexpr streamed_tile streamed_tiles_compiled[] = {{128, 128, 4, 2, 0.66}, {64, 128, 4, 4, 0.55}, {64, 64, 4, 4, 0.45}};
 
 // The grid for `items` tiles on `places` resident blocks: the fewest blocks that give every block
 // ceil(items / places) tiles (the last block no more than the others), or the chosen count.
@@ -160,7 +168,7 @@ std::int64_t streamed_blocks(std::int64_t items, std::int64_t places, std::int64
 
 // The model's time for a tile: the busiest SM's blocks × tiles a block × a tile's FMAs at the tile's
 // measured efficiency (split_k.cuh) and the SM's occupancy, plus one pipeline fill.
-double streamed_seconds(const problem& p, const fitted_tile& tile, int sms) {
+double streamed_seconds(const problem& p, const streamed_tile& tile, int sms) {
   const std::int64_t items = (p.m + tile.block_m - 1) / tile.block_m * ((p.n + tile.block_n - 1) / tile.block_n) * p.batch;
   const std::int64_t places = static_cast<std::int64_t>(sms) * tile.resident;
   const std::int64_t blocks = streamed_blocks(items, places, 0);
@@ -199,20 +207,17 @@ void streamed_tiles(const problem& p, const operands& x, const launch_context& l
   const std::int64_t blocks = persistent_blocks_of(launch);
   int best = -1;
   double best_seconds = std::numeric_limits<double>::infinity();
-  for (const int index : streamed_tiles_compiled) {
-    const fitted_tile& tile = fitted_tiles[index];
+  for (int index = 0; index < static_cast<int>(std::size(streamed_tiles_compiled)); ++index) {
+    const streamed_tile& tile = streamed_tiles_compiled[index];
     if (chosen.block_m != 0 && (tile.block_m != chosen.block_m || tile.block_n != chosen.block_n)) continue;
     const double seconds = streamed_seconds(p, tile, std::max(launch.sm_count, 1));
     if (seconds < best_seconds) best = index, best_seconds = seconds;
   }
-  if (best < 0) {
-    throw usage_error("gemm/cuda/21_streamed_tiles: fit=" + std::to_string(chosen.block_m) + "x" +
-                      std::to_string(chosen.block_n) + ": expected auto, 128x128, 64x128 or 64x64");
-  }
+  if (best < 0) return split_k(p, x, launch);  // 256 × 128, 64 × 256 and 128 × 64: step 17's, one tile a block
   switch (best) {
-    case 1: return launch_streamed<128, 128, 16, 16, 4>(p, x, blocks, launch);
-    case 4: return launch_streamed<64, 128, 16, 8, 4>(p, x, blocks, launch);
-    default: return launch_streamed<64, 64, 16, 8, 4>(p, x, blocks, launch);
+    case 0: return launch_streamed<128, 128, 16, 16, 4>(p, x, blocks, launch);
+    case 1: return launch_streamed<64, 128, 16, 8, 4>(p, x, blocks, launch);
+    default: return launch_streamed<64, 64, 16, 4, 4>(p, x, blocks, launch);
   }
 }
 

@@ -30,9 +30,9 @@ struct pipeline_shape {
   static constexpr int a_floats = BlockK * a_pitch, b_floats = BlockK * b_pitch;
   static constexpr int stage_floats = a_floats + b_floats;
   static constexpr int shared_bytes = Stages * stage_floats * 4;
-  // ThreadN 8: ≤ 128 registers, two blocks of 256 threads an SM; ThreadN 12 and 16: ≤ 255 registers.
-  static constexpr int blocks_per_sm = threads * (ThreadN == 8 ? 128 : 256) * 2 <= 65536 ? 2 : 1;
-  static_assert(ThreadN == 8 || ThreadN == 12 || ThreadN == 16, "micro-tiles of 8 x 8, 8 x 12 or 8 x 16");
+  // ThreadN 4 and 8: ≤ 128 registers, two blocks of 256 threads an SM; ThreadN 12 and 16: ≤ 255 registers.
+  static constexpr int blocks_per_sm = threads * (ThreadN <= 8 ? 128 : 256) * 2 <= 65536 ? 2 : 1;
+  static_assert(ThreadN == 4 || ThreadN == 8 || ThreadN == 12 || ThreadN == 16, "micro-tiles of 8 x 4 (step 21), 8 x 8, 8 x 12 or 8 x 16");
   static_assert(BlockM % warp_m == 0 && BlockN % warp_n == 0, "whole warp tiles");
   static_assert(BlockK % 8 == 0, "the transposing copies take 8 depths a warp");
   static_assert(Stages >= 2, "at least one slice in flight");
