@@ -84,7 +84,7 @@ def markdown(paths):
 
 
 COLOURS = {"16_balanced_tail": "#4e79a7", "17_split_k": "#f28e2b", "18_skinny": "#59a14f", "19_sliced_k": "#b07aa1",
-           "20_rewritten_operands": "#e15759"}
+           "20_rewritten_operands": "#e15759", "21_streamed_tiles": "#76b7b2"}
 
 
 def suite_ratios(path):
