@@ -85,8 +85,8 @@ namespace {
 // What may win a case, every setting written out (so the table says what ran, whatever the steps'
 // models later choose): step 16 (even shares, as the library runs it) wherever there is one product;
 // step 17 at each block tile where 256 × 128 tiles make fewer than four waves or it is a batch, its K
-// also cut in 2 and 4 where that tile makes under two waves, and in 8-128 with the two large tiles where
-// C is small beside K; step 19 at the same places with 2 or 4 warp groups a block (its own list); step
+// also cut in 2 and 4 where that tile makes under two waves, in 6, 8 and about one wave's count where it
+// makes under half a wave, and in 8-128 with the two large tiles where C is small beside K; step 19 at the same places with 2 or 4 warp groups a block (its own list); step
 // 20 at the same places where it rewrites an operand; step 21 at three tiles for batches and for many
 // tiles over a K of 256 or less; step 18 where M ≤ 16, at several splits.
 struct candidate {
@@ -103,6 +103,15 @@ std::vector<candidate> candidates_for(const problem& p, int sms) {
       all.push_back({"gemm/cuda/17_split_k", fit + " splits=1"});
       if (p.batch == 1 && tiles_of(bm, bn) < 2 * sms && p.k >= 64) {
         for (const char* splits : {"2", "4"}) all.push_back({"gemm/cuda/17_split_k", fit + " splits=" + splits});
+      }
+      // Under half a wave of tiles and K of 256 or more: K cut until the tiles make about one wave of
+      // blocks (cuBLAS runs 767³ as 36 tiles of 256 × 64 in 7 splits: ncu, docs/journal/gemm.md), and 6
+      // and 8 splits.
+      if (p.batch == 1 && 2 * tiles_of(bm, bn) < sms && p.k >= 256) {
+        std::vector<std::int64_t> counts{6, 8};
+        const std::int64_t one_wave = sms / tiles_of(bm, bn);
+        if (one_wave > 4 && one_wave != 6 && one_wave != 8 && one_wave <= 16) counts.push_back(one_wave);
+        for (const std::int64_t splits : counts) all.push_back({"gemm/cuda/17_split_k", fit + " splits=" + std::to_string(splits)});
       }
     }
     // Step 19: the tiles of 4 warps or fewer with their warps doubled along K (64 × 64 also
