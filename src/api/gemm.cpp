@@ -20,9 +20,10 @@ bool skinny(const problem& p, const operands&) { return cuda::skinny_shape(p).ok
 bool batched(const problem& p, const operands&) { return p.batch > 1; }
 // Where the GPU has no tuned table, or the call is far from every shape in it (dispatch_table.hpp).
 constexpr rule device_rules[] = {
-  // A strided batch: step 17 is the batched step (its tile and splits from its model; K = 0 too: no
-  // slices, every product's C = beta C).
-  {"gemm/cuda/17_split_k", 80, 999, batched, cuda::split_k, "the only batched step"},
+  // A strided batch: step 17 (its tile and splits from its model; K = 0 too: no slices, every
+  // product's C = beta C). Steps 19 and 21 take batches too, where a GPU's table chose them (step 21:
+  // 1024 x 64^3 on the H200); without a table, step 17 is the one measured at every batch on both GPUs.
+  {"gemm/cuda/17_split_k", 80, 999, batched, cuda::split_k, "the batched step measured on both GPUs"},
   // K = 0: C = beta C, one thread an element (no step's pipeline has a slice to fill).
   {"gemm/cuda/01_naive", 0, 999, k_is_zero, cuda::naive, "K = 0 only scales C"},
   // M <= 16: op(B) streamed once at ~0.93-1.3x cuBLAS's rate (src/gemm/dispatch/, 1-16 x 8192^2).
