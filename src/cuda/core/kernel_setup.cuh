@@ -22,4 +22,14 @@ int prepare_kernel(Kernel kernel, int threads, std::size_t shared_bytes) {
 // multiple of the cluster leaves some idle). Cached as prepared_blocks_per_sm is; 0: none fits.
 int prepared_active_clusters(const void* kernel, int threads, std::size_t shared_bytes, int cluster);
 
+// The launch attribute of thread-block clusters of `cluster` blocks stacked in y (1 × cluster × 1).
+inline cudaLaunchAttribute y_cluster_attribute(int cluster) {
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = 1;
+  attribute.val.clusterDim.y = static_cast<unsigned>(cluster);
+  attribute.val.clusterDim.z = 1;
+  return attribute;
+}
+
 }  // namespace swath::cuda

@@ -44,11 +44,7 @@ int prepared_active_clusters(const void* kernel, int threads, std::size_t shared
   config.gridDim = dim3(1, static_cast<unsigned>(cluster), 1);
   config.blockDim = dim3(static_cast<unsigned>(threads));
   config.dynamicSmemBytes = shared_bytes;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = 1;
-  attribute.val.clusterDim.y = static_cast<unsigned>(cluster);
-  attribute.val.clusterDim.z = 1;
+  cudaLaunchAttribute attribute = y_cluster_attribute(cluster);
   config.attrs = &attribute;
   config.numAttrs = 1;
   int count = 0;

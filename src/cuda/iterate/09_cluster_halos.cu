@@ -46,8 +46,7 @@ __global__ void __launch_bounds__(stack_config<T, R, L>::threads, 1)
   // The pad rows beside a y face hold the constant (face tiles read them); the others are written by the
   // neighbouring block or copied from the grid before they are read. No block may store into another's
   // pad rows before that one has filled them: a cluster barrier.
-  const T pad = f.edge == boundary::constant ? edge_value : T(0);
-  for (int i = static_cast<int>(threadIdx.x); i < static_cast<int>(C::shared_bytes / sizeof(T)); i += C::threads) shared[i] = pad;
+  stack::fill_rings<T, R, L>(shared, f, edge_value);
   stack::cluster_barrier();
   unsigned rank = 0;
   asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
@@ -107,11 +106,7 @@ void run_cluster_pass(const problem& p, const void* source, void* target, const 
   config.blockDim = dim3(C::threads);
   config.dynamicSmemBytes = C::shared_bytes;
   config.stream = stream_of(launch);
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = 1;
-  attribute.val.clusterDim.y = static_cast<unsigned>(cluster);
-  attribute.val.clusterDim.z = 1;
+  cudaLaunchAttribute attribute = swath::cuda::y_cluster_attribute(cluster);
   config.attrs = &attribute;
   config.numAttrs = 1;
   SWATH_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<const T*>(source), static_cast<T*>(target), f,

@@ -443,6 +443,15 @@ __device__ __noinline__ void march_edge_stack(const T* __restrict__ in, T* __res
       in, out, f, edge_value, stack_thread<T, R, L, Kind, Clustered>(f, x0, y0, z_chunk, aligned_rows, keep_y, kept_y, above, below), shared, c);
 }
 
+// Every cell of the block's rings and pad rows: the constant under that boundary (face tiles read the
+// pad rows past a y face), else zeros. The caller's barrier follows.
+template <class T, int R, int L>
+__device__ __forceinline__ void fill_rings(T* shared, const frame& f, T edge_value) {
+  using C = stack_config<T, R, L>;
+  const T pad = f.edge == boundary::constant ? edge_value : T(0);
+  for (int i = static_cast<int>(threadIdx.x); i < static_cast<int>(C::shared_bytes / sizeof(T)); i += C::threads) shared[i] = pad;
+}
+
 // moved: the grid moves its first and last tiles into itself (tile_kind::face; rows_aligned16, a width of
 // whole vectors, at least a tile wide and high). Else tiles that reach past a face are outside tiles.
 template <class T, int R, int L>
@@ -454,8 +463,7 @@ __global__ void __launch_bounds__(stack_config<T, R, L>::threads, 1)
   T* shared = reinterpret_cast<T*>(shared_raw);
   // The pad rows are read (by the tile's first and last rows) and never written: they hold the constant,
   // which face tiles read past a y face; else zeros (the rows reading them are dropped).
-  const T pad = f.edge == boundary::constant ? edge_value : T(0);
-  for (int i = static_cast<int>(threadIdx.x); i < static_cast<int>(C::shared_bytes / sizeof(T)); i += C::threads) shared[i] = pad;
+  fill_rings<T, R, L>(shared, f, edge_value);
   __syncthreads();
   int x0 = static_cast<int>(blockIdx.x) * C::kept_x - C::lead, y0 = static_cast<int>(blockIdx.y) * C::kept_y - C::halo;
   const int keep_y = static_cast<int>(blockIdx.y) * C::kept_y;
