@@ -485,6 +485,7 @@ TEST(GpuGemmBalancedTail, EverySplitOfTheLastWaveMatchesTheReference) {
   check_cases(v, {{{{1000, 1000, 1003}}, "tma=on blocks=5"},              // 32 tiles of 63: 30 whole, 2 in runs of 25
                   {{{600, 300, 1000}}, "tma=on blocks=7 op=tt beta=1"},   // 9 of 63: 7 whole, 2 in runs of 18
                   {{{520, 260, 2000}}, "tma=on blocks=20 op=nt"},         // 9 of 125, all shared: runs of 56
+                  {{{600, 300, 1000}}, "tma=on blocks=10 op=tn"},         // 9 of 63, one wave 90% full: whole tiles
                   {{{1, 1, 5000}}, "tma=on blocks=13"},                   // 1 of 313: 13 parts of 24
                   {{{600, 301, 1100}}, "tma=on blocks=4 op=tn ld=padded alpha=0.5"},  // 9 of 69: 8 whole, 1 in runs of 17
                   {{{2100, 1000, 500}}, "tma=on blocks=16 order=zigzag column_width=256"},  // 72 of 32: 64 whole, 8 in halves

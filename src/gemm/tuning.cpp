@@ -83,7 +83,9 @@ tile_policy pick_policy(const tuning& found, std::int64_t m, std::int64_t n, std
 namespace {
 
 // What may win a case, every setting written out (so the table says what ran, whatever the steps'
-// models later choose): step 16 (even shares, as the library runs it) wherever there is one product;
+// models later choose): step 16 (even shares, as the library runs it) wherever there is one product,
+// also with tma=on where its 256 × 128 tiles make one wave at least 90% full or two to four waves
+// (step 15's kernel won 2048³ and 3072³ on an H200; step 14's lost 2048³ on an H100: the table decides);
 // step 17 at each block tile where 256 × 128 tiles make fewer than four waves or it is a batch, its K
 // also cut in 2 and 4 where that tile makes under two waves, in 6, 8 and about one wave's count where it
 // makes under half a wave, and in 8-128 with the two large tiles where C is small beside K; step 19 at the same places with 2 or 4 warp groups a block (its own list); step
@@ -95,8 +97,15 @@ struct candidate {
 };
 std::vector<candidate> candidates_for(const problem& p, int sms) {
   std::vector<candidate> all;
-  if (p.batch == 1) all.push_back({"gemm/cuda/16_balanced_tail", "shares=even"});
   const auto tiles_of = [&](std::int64_t bm, std::int64_t bn) { return (p.m + bm - 1) / bm * ((p.n + bn - 1) / bn) * p.batch; };
+  if (p.batch == 1) {
+    all.push_back({"gemm/cuda/16_balanced_tail", "shares=even"});
+    const std::int64_t wide_tiles = tiles_of(256, 128);
+    const bool one_full_wave = wide_tiles <= sms && 10 * wide_tiles >= 9 * static_cast<std::int64_t>(sms);
+    if (one_full_wave || (wide_tiles >= 2 * sms && wide_tiles < 4 * sms)) {
+      all.push_back({"gemm/cuda/16_balanced_tail", "shares=even tma=on"});
+    }
+  }
   if (p.batch > 1 || tiles_of(256, 128) < 4 * sms) {
     for (const auto& [bm, bn] : {std::pair{256, 128}, {128, 128}, {64, 256}, {128, 64}, {64, 128}, {64, 64}}) {
       const std::string fit = "fit=" + std::to_string(bm) + "x" + std::to_string(bn);

@@ -182,24 +182,27 @@ CUtensorMap slices_of(const deep_major& x, std::int64_t wide, std::int64_t deep,
 
 // tma=auto's rule, from the H100's figures (docs/journal/gemm.md, step 14): the kernel pays where
 //  - its 256 × 128 tiles fill at least 90% of the SMs' waves, and at least two waves: at 2048³ (one
-//    wave of 128 tiles, 64 slices each) it ran 5-10% behind step 13 in every op;
+//    wave of 128 tiles, 64 slices each) it ran 5-10% behind step 13 in every op. Step 16, which
+//    balances the last wave, needs two waves only: 3071³ and 3072³ (2.2 waves, the last 18% full) ran
+//    7-16% ahead of step 13 in every op on an H200 (docs/journal/gemm.md, "The copy engine at 2-4
+//    waves");
 //  - the rewrite is at most ~4% of the product. It moves 8 bytes an element of each rewritten operand,
 //    the product 2·M·N·K flops, at ~16 flops a byte (an H100's FMA rate over its copy bandwidth):
 //    a share of 64 · elements / (M·N·K). 16384 × 1024 × 8192 with op(A) rewritten (6.3%) ran 6% behind
 //    step 13; 4095³ with both rewritten (3.1%) 2% ahead, because step 13 copies B's unaligned rows
 //    float by float there.
-static bool copy_engine_pays(const problem& p, const operands& x, std::int64_t sms) {
+static bool copy_engine_pays(const problem& p, const operands& x, std::int64_t sms, bool tail_balanced) {
   const std::int64_t tiles = tile_grid(p, tile_m, tile_n).count();
-  if (tiles < 2 * sms || wave_fill(tiles, sms) < full_enough) return false;
+  if (tiles < 2 * sms || (!tail_balanced && wave_fill(tiles, sms) < full_enough)) return false;
   const double rewritten_elements = (rewritten(view_of_a(p, x.a)) ? static_cast<double>(p.m) * p.k : 0.0) +
                                     (rewritten(view_of_b(p, x.b)) ? static_cast<double>(p.n) * p.k : 0.0);
   return 64.0 * rewritten_elements / (static_cast<double>(p.m) * p.n * p.k) <= 0.04;
 }
 
-bool copy_engine_chosen(const problem& p, const operands& x, const launch_context& launch_on) {
+bool copy_engine_chosen(const problem& p, const operands& x, const launch_context& launch_on, bool tail_balanced) {
   const path_choice chosen = path_of(launch_on, tma_setting);
   return chosen == path_choice::always ||
-         (chosen == path_choice::automatic && copy_engine_pays(p, x, std::max(launch_on.sm_count, 1)));
+         (chosen == path_choice::automatic && copy_engine_pays(p, x, std::max(launch_on.sm_count, 1), tail_balanced));
 }
 
 void copy_engine(const problem& p, const operands& x, const launch_context& launch_on) {

@@ -120,8 +120,9 @@ slice_maps slice_maps_of(const problem& p, const operands& x, cudaStream_t strea
 }
 
 // Whether a copy-engine kernel runs (steps 14-16; else step 13): always with tma=on, never with
-// tma=off, and with tma=auto where its 256 × 128 tiles pay: two or more waves at least 90% full, and
-// the rewrite of the operands at most ~4% of the product.
-bool copy_engine_chosen(const problem& p, const operands& x, const launch_context& launch_on);
+// tma=off, and with tma=auto where its 256 × 128 tiles pay: two or more waves, at least 90% full
+// unless the caller balances the last one (step 16: tail_balanced), and the rewrite of the operands at
+// most ~4% of the product.
+bool copy_engine_chosen(const problem& p, const operands& x, const launch_context& launch_on, bool tail_balanced = false);
 
 }  // namespace swath::gemm::cuda
