@@ -13,6 +13,10 @@ usage:
       a bar chart of swath::sgemm's ratio to cuBLAS over the suite, one row of bars per GPU: SUITE is the
       `swath bench gemm` JSON of the auto and vendor rows (each case's ratio measured in one run), TABLE
       the dispatch table that run used (the bars' colour: the step it chose).
+  tools/dispatch_table.py cases SUITE:TABLE [SUITE:TABLE ...]
+      a Markdown table of every case of the suites, one group of columns per GPU: the step the table
+      chose (its number and settings, shares=even left out), the tuner's ratio to cuBLAS (the step
+      alone) and the call's (the suite's auto row); bold below 1.00x (docs/gemm.md, "Every shape").
 """
 import json
 import math
@@ -103,6 +107,39 @@ def suite_ratios(path):
     return gpu, out
 
 
+def short_choice(choice):
+    """'16 tma=on', '17 fit=64x64 splits=4': the step's number and its settings, shares=even (how the
+    library runs step 16) left out."""
+    settings = [f"{k}={v}" for k, v in sorted(choice.get("settings", {}).items()) if (k, v) != ("shares", "even")]
+    return " ".join([choice["step"].rsplit("/", 1)[-1].split("_", 1)[0]] + settings)
+
+
+def bold_below_one(ratio):
+    return "-" if ratio is None else (f"**{ratio:.3f}**" if round(ratio, 3) < 1 else f"{ratio:.3f}")
+
+
+def cases(pairs):
+    columns = []
+    for pair in pairs:
+        suite, table = pair.split(":")
+        gpu, measured = suite_ratios(suite)
+        chosen = {case_name(c): c for c in load(table)["choices"]}
+        columns.append((gpu, measured, chosen))
+    names = []
+    for _, measured, _ in columns:
+        names += [n for n in measured if n not in names]
+    head = "| case |" + "".join(f" {gpu}: choice | tuned x cuBLAS | call x cuBLAS |" for gpu, _, _ in columns)
+    out = [head, "| --- |" + " --- | ---: | ---: |" * len(columns)]
+    for name in names:
+        line = f"| `{name}` |"
+        for _, measured, chosen in columns:
+            c = chosen.get(name)
+            tuned = c["vendor_ms"] / c["ms"] if c and c.get("ms") and c.get("vendor_ms") else None
+            line += f" {short_choice(c) if c else 'rules'} | {bold_below_one(tuned)} | {bold_below_one(measured.get(name))} |"
+        out.append(line)
+    print("\n".join(out))
+
+
 def svg(out, pairs):
     rows = []
     for pair in pairs:
@@ -162,6 +199,8 @@ def main():
         merge(args[0], args[1:])
     elif command == "markdown":
         markdown(args)
+    elif command == "cases":
+        cases(args)
     elif command == "svg" and len(args) >= 2:
         svg(args[0], args[1:])
     else:

@@ -25,7 +25,7 @@ inline constexpr parameter policy_setting{"policy", "auto|MxNxK", "auto", "the b
 inline constexpr parameter blocks_setting{"blocks", "auto|N", "auto", "the persistent grid (steps 11-16, 21); auto: one block per resident slot (21: the fewest blocks that give every block the same count of tiles)"};
 inline constexpr parameter strip_setting{"strip", "auto|on|off", "auto", "the last N mod 128 <= 8 columns as a strip of their own; auto: where one strip block an SM pays"};
 inline constexpr parameter narrow_setting{"narrow", "auto|on|off", "auto", "256 x 96 tiles; auto: where they fill the SMs' waves and 256 x 128 do not"};
-inline constexpr parameter tma_setting{"tma", "auto|on|off", "auto", "the copy engine's kernels; auto: where 256 x 128 tiles make two or more full waves"};
+inline constexpr parameter tma_setting{"tma", "auto|on|off", "auto", "the copy engine's kernels; auto: where 256 x 128 tiles make two or more waves, 90% full (step 16: any fill), and the operands' rewrite is cheap"};
 inline constexpr parameter register_rows_setting{"rows", "1|2|4|8", "8", "rows of C a thread's register tile holds (32 columns wide)"};
 inline constexpr parameter fit_setting{"fit", "auto|256x128|128x128|64x256|128x64|64x128|64x64", "auto", "steps 17, 19, 20 and 21's block tile (21: 128x128, 64x128 or 64x64); auto: the step's model (17_split_k.cu, 19_sliced_k.cu, 21_streamed_tiles.cu)"};
 inline constexpr parameter splits_setting{"splits", "auto|N", "auto", "ranges K is cut into, their sums added in order; auto: the wave model's (steps 17-20)"};

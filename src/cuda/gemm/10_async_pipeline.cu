@@ -8,6 +8,7 @@
 // - Prediction: ≈ +5% over 09 at 4096³ and 8192³ (≈ 0.97x cuBLAS), 4095³ from 0.81x to ≈ 0.95x.
 // - Outcome (H200): the first version was 5-8% slower; with cross-slice fragment reads and row-inner
 //   FMAs, 0.95x cuBLAS at 4096³, 0.96x at 8192³, 0.96x at 4095³. Every version: docs/journal/gemm.md.
+//   Since (H200, 1535³-4096³): a fourth stage ran within 0.5% of three, 16-deep slices 2-10% slower.
 #include "async_pipeline.cuh"
 
 namespace swath::gemm::cuda {

@@ -11,6 +11,10 @@
 // - Predictions and outcomes (H200): v1 even shares 1.035x / 1.067x cuBLAS at 4096³ / 8192³ (predicted
 //   ~1.055x / ~1.09x: step 15's last wave was not a whole wave lost); v2 weighted shares 1.037x / 1.084x;
 //   v3 one kernel for tiles and tail 1.050x / 1.092x. H100 gates: 1.041x / 1.082x.
+// - Since (H200): tma=auto takes the copy engine at two waves or more whatever the last one's fill
+//   (3071³, 3072³ 7-16% faster), and a lone wave at least 90% full runs whole (2048³ tma=on 339 µs,
+//   402 cut into shares); docs/journal/gemm.md, "A fourth stage, and the copy engine at one and at
+//   two to four waves".
 // - The three versions, their stamps and the schedules tried: docs/journal/gemm.md, step 16.
 #include <algorithm>
 
