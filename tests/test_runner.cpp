@@ -52,6 +52,10 @@ TEST(Runner, VerifiesTimesAndDerivesAgainstTheCeilings) {
     EXPECT_NEAR(*row.percent_of_ceiling, 100.0 * row.gbps / ceiling, 1e-9 * row.gbps);
     EXPECT_EQ(row.bound, "memory");
     EXPECT_TRUE(row.cache_resident) << "1000 floats in rotated sets stay far below 4x the last-level cache";
+    // The row's wall time by phase: the timed phase holds every timed repetition (and the warm-up).
+    EXPECT_GT(row.phases.prepare, 0);
+    EXPECT_GT(row.phases.verify, 0);
+    EXPECT_GE(row.phases.timing, row.time.min_s * row.time.repetitions);
     ++timed;
   }
   EXPECT_EQ(timed, 5);    // two vector steps and swath::vector_add at 1000, the matrix step and swath::matrix_add at 37x41
@@ -63,7 +67,10 @@ TEST(Runner, VerifyOnlyRunsDoNotTime) {
   run_options options = small_cpu_run();
   options.timed = false;
   const run_report report = run(options, made_up_cpu_ceilings());
-  for (const result_row& row : report.rows) EXPECT_EQ(row.time.repetitions, 0);
+  for (const result_row& row : report.rows) {
+    EXPECT_EQ(row.time.repetitions, 0);
+    EXPECT_EQ(row.phases.timing, 0);
+  }
 }
 
 TEST(Runner, SelectsWithCommaSeparatedGlobs) {
@@ -104,7 +111,8 @@ TEST(Runner, JsonCarriesTheMachineTheCeilingsAndEveryRow) {
   EXPECT_EQ(out.at("ceilings").at("cpu").at("copy_gbps_all_cores"), 10.0);
   ASSERT_EQ(out.at("rows").size(), report.rows.size());
   for (const auto& row : out.at("rows")) {
-    for (const char* key : {"family", "variant", "backend", "problem", "vendor", "size", "status", "check", "bytes", "flops"}) {
+    for (const char* key : {"family", "variant", "backend", "problem", "vendor", "size", "status", "check", "bytes", "flops",
+                            "phase_seconds"}) {
       EXPECT_TRUE(row.contains(key)) << key;
     }
     if (row.at("status") == "ok") {

@@ -224,6 +224,7 @@ nlohmann::json to_json(const run_report& report) {
                             {"tolerance", r.check.tolerance}}},
                           {"sets", r.sets},
                           {"cache_resident", r.cache_resident},
+                          {"phase_seconds", {{"prepare", r.phases.prepare}, {"verify", r.phases.verify}, {"timing", r.phases.timing}}},
                           {"bytes", r.work.bytes},
                           {"flops", r.work.flops},
                           {"items", r.work.items}};

@@ -231,14 +231,18 @@ run_report run(const run_options& options, const ceilings& limits) {
     }
     row.work = c.owner->work(c.variant, c.problem);
     progress.show(index, cases.size(), c, "verifying");
+    const stopwatch preparing;
     const auto trial = c.owner->make_trial(c.variant, c.problem, trial_setup);
     row.sets = trial->sets();
     row.cache_resident =
         trial_setup.rotate_until_bytes > 0 &&
         row.sets * c.owner->footprint_bytes(c.variant, c.problem) < trial_setup.rotate_until_bytes;
     trial->poison_outputs();
+    row.phases.prepare = preparing.seconds();
+    const stopwatch verifying;
     trial->run(0);
     row.check = trial->check();
+    row.phases.verify = verifying.seconds();
     if (const auto counted = trial->counted_items()) row.work.items = *counted;
     if (!row.check.passed()) {
       row.status = "failed";
@@ -252,9 +256,11 @@ run_report run(const run_options& options, const ceilings& limits) {
       progress.show(index, cases.size(), c, "timing");
       // Start the rotation at set 1 so that the first timed run does not find set 0 in cache from the check.
       const auto body = [&](int rep) { trial->run((rep + 1) % trial->sets()); };
+      const stopwatch timing;
       const auto seconds = trial->timed_on_device()
                                ? time_on_device(body, options.warmup, options.repetitions, trial->stream())
                                : time_on_host(body, options.warmup, options.repetitions);
+      row.phases.timing = timing.seconds();
       row.time = summarize(seconds);
     }
     derive(row, limits);

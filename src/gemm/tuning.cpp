@@ -19,6 +19,7 @@
 #include "swath/bench/runner.hpp"
 #include "swath/core/device.hpp"
 #include "swath/core/error.hpp"
+#include "swath/core/timing.hpp"
 
 namespace swath::gemm {
 
@@ -185,7 +186,8 @@ dispatch_tuning tune_dispatch(const std::vector<bench::problem_spec>& cases, int
   table.capability = gpu->compute_major * 10 + gpu->compute_minor;
   table.revision = revision;
   char line[320];
-  std::snprintf(line, sizeof line, "%-22s %-24s %-32s %9s %9s %7s\n", "size", "config", "choice", "ms", "cuBLAS", "ratio");
+  std::snprintf(line, sizeof line, "%-22s %-24s %-32s %9s %9s %7s %9s\n", "size", "config", "choice", "ms", "cuBLAS", "ratio",
+                "case s");
   out.summary += line;
   int index = 0;
   for (const bench::problem_spec& spec : cases) {
@@ -207,6 +209,7 @@ dispatch_tuning tune_dispatch(const std::vector<bench::problem_spec>& cases, int
       return report.rows;
     };
     if (progress) std::fprintf(stderr, "[%d/%zu] %s %s\n", index, cases.size(), spec.size.text().c_str(), spec.config.c_str());
+    const stopwatch case_clock;  // the case's wall time: its candidates' trials and checks as well as their timing
     const auto vendor = run_one("gemm/cuda/vendor_cublas", "");
     const double vendor_ms = !vendor.empty() && vendor.front().status == "ok" ? vendor.front().time.median_s * 1e3 : 0;
     tuned_choice best;
@@ -230,9 +233,9 @@ dispatch_tuning tune_dispatch(const std::vector<bench::problem_spec>& cases, int
     best.ms = best_ms, best.vendor_ms = vendor_ms;
     std::string written;
     for (const auto& [key, value] : *best.settings) written += (written.empty() ? "" : " ") + key + "=" + value;
-    std::snprintf(line, sizeof line, "%-22s %-24s %-32s %9.4f %9.4f %7.3f\n", spec.size.text().c_str(),
+    std::snprintf(line, sizeof line, "%-22s %-24s %-32s %9.4f %9.4f %7.3f %9.1f\n", spec.size.text().c_str(),
                   spec.config.c_str(), (best.step.substr(best.step.rfind('/') + 1) + " " + written).c_str(), best_ms,
-                  vendor_ms, vendor_ms > 0 ? vendor_ms / best_ms : 0.0);
+                  vendor_ms, vendor_ms > 0 ? vendor_ms / best_ms : 0.0, case_clock.seconds());
     out.summary += line;
     if (progress) std::fputs(line, stderr);
     table.choices.push_back(std::move(best));

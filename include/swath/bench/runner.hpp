@@ -50,6 +50,12 @@ struct result_row {
   std::string bound;                    // "memory", "compute" or the ceiling name
   std::optional<double> vendor_ratio;   // vendor median / this median: > 1 is faster than the vendor
   std::string vendor_name;
+  // Wall seconds the row took on the host, by phase: making the trial (inputs allocated, filled and
+  // copied where they run), the verified run with its check against the reference, and the warm-up
+  // and timed repetitions. What a long sweep or the tuner spends besides the timed work.
+  struct phase_seconds {
+    double prepare = 0, verify = 0, timing = 0;
+  } phases;
 };
 
 struct run_report {
