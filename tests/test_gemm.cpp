@@ -550,6 +550,31 @@ TEST(GemmCheck, CatchesIgnoredBetaAndPaddingWrites) {
   EXPECT_EQ(padding.outside_writes, 1);
 }
 
+// The reference of the last product checked is kept for the next trial of the same problem and seed
+// (the tuner checks many steps on one product). Reused, it still fails a wrong step and passes a right
+// one; a problem that differs in its storage alone (ld) or in its seed gets its own.
+TEST(GemmCheck, AKeptReferenceStillFailsAWrongStepAndPassesARightOne) {
+  const variant& right = find_variant("gemm/cpu/05_packed_panels");
+  variant wrong = find_variant("gemm/cpu/01_naive");
+  wrong.run = ignores_beta;
+  const bench::trial_options options = testing::fresh_options();
+  for (const char* config : {"beta=1", "beta=1 ld=padded", "beta=1 op=tn"}) {
+    const problem p = make_problem(right, {{{1300, 1301, 1302}}, config});  // sampled rows: 2.2e9 multiply-adds
+    const auto first = testing::check_once(make_trial(right, p, options));
+    EXPECT_TRUE(first.passed()) << config << ": " << first.describe();
+    const auto broken = testing::check_once(make_trial(wrong, p, options));
+    EXPECT_FALSE(broken.passed()) << config;
+    EXPECT_GT(broken.max_relative_error, 1e-3) << config;
+    const auto again = testing::check_once(make_trial(right, p, options));
+    EXPECT_TRUE(again.passed()) << config << ": " << again.describe();
+    EXPECT_EQ(again.checked, first.checked) << config;
+  }
+  const problem p = make_problem(right, {{{61, 67, 71}}, "beta=0.5"});
+  EXPECT_TRUE(testing::check_once(make_trial(right, p, options)).passed());
+  EXPECT_FALSE(testing::check_once(make_trial(wrong, p, testing::fresh_options())).passed());
+  EXPECT_TRUE(testing::check_once(make_trial(right, p, testing::fresh_options())).passed());
+}
+
 TEST(GemmCheck, CatchesASkippedColumn) {
   variant broken = find_variant("gemm/cpu/03_column");
   broken.run = skips_last_column;

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <cmath>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +36,44 @@ float input(std::uint64_t seed, std::int64_t index) {
   return std::fabs(random_float(seed, static_cast<std::uint64_t>(index)));
 }
 
+// A product's float64 reference at the elements its check samples: where each is in C, and its value.
+struct sampled_reference {
+  std::vector<std::int64_t> where;
+  std::vector<double> expected;
+};
+
+// The last single product's reference, for the next trial of the same problem and seed. One is kept:
+// a sweep or the tuner checks its steps one problem after another.
+class reference_keeper {
+ public:
+  std::shared_ptr<const sampled_reference> find(const problem& p, std::uint64_t seed) {
+    const std::lock_guard<std::mutex> hold(mutex_);
+    return kept_ && seed == seed_ && same_product(p, problem_) ? kept_ : nullptr;
+  }
+  void keep(const problem& p, std::uint64_t seed, std::shared_ptr<const sampled_reference> reference) {
+    const std::lock_guard<std::mutex> hold(mutex_);
+    problem_ = p, seed_ = seed, kept_ = std::move(reference);
+  }
+
+ private:
+  // Every field the inputs and the reference depend on: the shape, the scalars, the storage (inputs are
+  // drawn by stored index) and the batch.
+  static bool same_product(const problem& x, const problem& y) {
+    return x.m == y.m && x.n == y.n && x.k == y.k && x.alpha == y.alpha && x.beta == y.beta && x.trans_a == y.trans_a &&
+           x.trans_b == y.trans_b && x.lda == y.lda && x.ldb == y.ldb && x.ldc == y.ldc && x.batch == y.batch &&
+           x.stride_a == y.stride_a && x.stride_b == y.stride_b && x.stride_c == y.stride_c;
+  }
+  std::mutex mutex_;
+  problem problem_;
+  std::uint64_t seed_ = 0;
+  std::shared_ptr<const sampled_reference> kept_;
+};
+
+reference_keeper& kept_reference() {
+  static reference_keeper keeper;
+  return keeper;
+}
+
 class gemm_trial final : public bench::trial {
  public:
   gemm_trial(const variant& v, const problem& p, const bench::trial_options& options)
@@ -46,8 +86,8 @@ class gemm_trial final : public bench::trial {
     a_ = buffer<float>(where, static_cast<std::size_t>(batched(stored(rows_of_a(p), cols_of_a(p), p.lda), p.stride_a)));
     b_ = buffer<float>(where, static_cast<std::size_t>(batched(stored(rows_of_b(p), cols_of_b(p), p.ldb), p.stride_b)));
     c_ = buffer<float>(where, static_cast<std::size_t>(batched(stored(p.m, p.n, p.ldc), p.stride_c)));
-    fill(a_, seed_a());
-    fill(b_, seed_b());
+    fill(a_, a_host_, seed_a());
+    fill(b_, b_host_, seed_b());
   }
   [[nodiscard]] int sets() const override { return 1; }
   // beta = 0: C is only written, so all of it is poisoned. beta ≠ 0: C is read too; its M × N elements
@@ -74,9 +114,9 @@ class gemm_trial final : public bench::trial {
   bench::check_result check() override {
     if (on_device_) device_synchronize();
     const problem& p = problem_;
-    buffer<float> a_copy, b_copy, c_copy;
-    const float* a = host_view(a_, a_copy);
-    const float* b = host_view(b_, b_copy);
+    buffer<float> c_copy;
+    const float* a = a_.host_accessible() ? a_.data() : a_host_.data();
+    const float* b = b_.host_accessible() ? b_.data() : b_host_.data();
     const float* c = host_view(c_, c_copy);
     // Every product of a batch whose products together make at most 2^31 multiply-adds; past that the
     // first, the last and six spread between them.
@@ -129,9 +169,34 @@ class gemm_trial final : public bench::trial {
   // within 2^30 multiply-adds.
   bench::check_result check_product(std::int64_t batch, const float* a, const float* b, const float* c) const {
     const problem& p = problem_;
+    const double tol = variant_.info.tolerance * static_cast<double>(p.k + 2);
+    const std::shared_ptr<const sampled_reference> reference = reference_of(batch, a, b);
+    const auto entries = static_cast<std::int64_t>(reference->where.size());
+    std::vector<float> written(reference->where.size());
+    for (std::size_t e = 0; e < written.size(); ++e) written[e] = c[reference->where[e]];
+    bench::check_result result = bench::compare_region(
+        written.data(), 1, entries, entries, [&](std::int64_t index) { return reference->expected[static_cast<std::size_t>(index)]; },
+        tol);
+    if (result.worst_index >= 0) result.worst_index = reference->where[static_cast<std::size_t>(result.worst_index)];
+    return result;
+  }
+
+  // The reference of one product at its sampled elements: a single product's is kept for the next
+  // trial of the same problem and seed (the tuner and a sweep check many steps on one product, and the
+  // reference depends on the inputs alone), which reads it instead of computing it again.
+  std::shared_ptr<const sampled_reference> reference_of(std::int64_t batch, const float* a, const float* b) const {
+    if (problem_.batch == 1) {
+      if (auto kept = kept_reference().find(problem_, seed_)) return kept;
+    }
+    auto computed = std::make_shared<const sampled_reference>(compute_reference(batch, a, b));
+    if (problem_.batch == 1) kept_reference().keep(problem_, seed_, computed);
+    return computed;
+  }
+
+  sampled_reference compute_reference(std::int64_t batch, const float* a, const float* b) const {
+    const problem& p = problem_;
     const std::uint64_t sc = seed_c();
     const std::int64_t c_inputs = batch * p.m * p.n;  // where this product's C_in values start
-    const double tol = variant_.info.tolerance * static_cast<double>(p.k + 2);
     const double macs = static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
     std::vector<std::int64_t> rows;
     const std::int64_t row_step = macs > 0x1p31 ? std::max<std::int64_t>(1, p.m / 64) : 1;
@@ -144,13 +209,13 @@ class gemm_trial final : public bench::trial {
     std::vector<std::int64_t> column_blocks;
     for (std::int64_t jb = 0; jb < blocks; jb += block_step) column_blocks.push_back(jb);
     if (column_blocks.back() != blocks - 1) column_blocks.push_back(blocks - 1);
-    // The reference, computed in parallel: each (row, block of 256 columns) is a task that streams the
-    // rows of op(B) (k outer, j inner), so 64 rows of an 8192³ product take a fraction of a second.
+    // Computed in parallel: each (row, block of 256 columns) is a task that streams the rows of op(B)
+    // (k outer, j inner), so 64 rows of an 8192³ product take a fraction of a second.
     const auto row_count = static_cast<std::int64_t>(rows.size());
     const auto block_count = static_cast<std::int64_t>(column_blocks.size());
-    std::vector<double> expected(static_cast<std::size_t>(row_count * block_count * block));
-    std::vector<float> written(expected.size());
-    std::vector<std::int64_t> where(expected.size(), -1);  // the element's index in C; -1: past N
+    sampled_reference out;
+    out.expected.resize(static_cast<std::size_t>(row_count * block_count * block));
+    out.where.assign(out.expected.size(), -1);  // the element's index in C; -1: past N
 #pragma omp parallel for collapse(2) schedule(dynamic)
     for (std::int64_t r = 0; r < row_count; ++r) {
       for (std::int64_t q = 0; q < block_count; ++q) {
@@ -165,24 +230,23 @@ class gemm_trial final : public bench::trial {
           double value = static_cast<double>(p.alpha) * sums[j - j0];
           if (p.beta != 0) value += static_cast<double>(p.beta) * input(sc, c_inputs + i * p.n + j);
           const auto e = static_cast<std::size_t>((r * block_count + q) * block + (j - j0));
-          expected[e] = value;
-          written[e] = c[i * p.ldc + j];
-          where[e] = i * p.ldc + j;
+          out.expected[e] = value;
+          out.where[e] = i * p.ldc + j;
         }
       }
     }
-    // Only the entries inside C, packed, compared as one row.
+    // Only the entries inside C, packed.
     std::size_t kept = 0;
-    for (std::size_t e = 0; e < where.size(); ++e) {
-      if (where[e] < 0) continue;
-      expected[kept] = expected[e], written[kept] = written[e], where[kept] = where[e];
+    for (std::size_t e = 0; e < out.where.size(); ++e) {
+      if (out.where[e] < 0) continue;
+      out.expected[kept] = out.expected[e], out.where[kept] = out.where[e];
       ++kept;
     }
-    const auto entries = static_cast<std::int64_t>(kept);
-    bench::check_result result = bench::compare_region(
-        written.data(), 1, entries, entries, [&](std::int64_t index) { return expected[static_cast<std::size_t>(index)]; }, tol);
-    if (result.worst_index >= 0) result.worst_index = where[static_cast<std::size_t>(result.worst_index)];
-    return result;
+    out.expected.resize(kept);
+    out.where.resize(kept);
+    out.expected.shrink_to_fit();
+    out.where.shrink_to_fit();
+    return out;
   }
 
   static std::int64_t stored(std::int64_t rows, std::int64_t cols, std::int64_t ld) { return (rows - 1) * ld + cols; }
@@ -194,7 +258,9 @@ class gemm_trial final : public bench::trial {
   [[nodiscard]] std::uint64_t seed_b() const { return mix64(seed_ + 2); }
   [[nodiscard]] std::uint64_t seed_c() const { return mix64(seed_ + 3); }
   // Every stored element, padding included, gets a value: a kernel that reads padding reads numbers.
-  void fill(buffer<float>& target, std::uint64_t seed) const {
+  // On the device the host's copy is kept in `kept` for the check: the inputs as drawn, not as read
+  // back (a kernel that wrote into A or B fails its check), and no copy back of A and B a check.
+  void fill(buffer<float>& target, buffer<float>& kept, std::uint64_t seed) const {
     buffer<float> host(memory_kind::host, target.size());
     float* data = host.data();
     const auto count = static_cast<std::int64_t>(host.size());
@@ -204,6 +270,7 @@ class gemm_trial final : public bench::trial {
       target = std::move(host);
     } else {
       copy(target, host);
+      kept = std::move(host);
     }
   }
   // The buffer's elements readable on the host: itself, or a copy in `copy_to` when on the device.
@@ -220,6 +287,7 @@ class gemm_trial final : public bench::trial {
   bool on_device_;
   launch_context launch_;
   buffer<float> a_, b_, c_;
+  buffer<float> a_host_, b_host_;  // A and B as drawn, where a_ and b_ are on the device
 };
 
 // The product's parameters (its mathematics); the steps' own settings are on their rows
