@@ -102,6 +102,7 @@ std::vector<candidate> candidates_for(const problem& p, int sms) {
   if (p.batch == 1) {
     all.push_back({"gemm/cuda/16_balanced_tail", "shares=even"});
     const std::int64_t wide_tiles = tiles_of(256, 128);
+    // One wave at least 90% full: step 16's lone-wave rule (full_enough, async_pipeline.cuh).
     const bool one_full_wave = wide_tiles <= sms && 10 * wide_tiles >= 9 * static_cast<std::int64_t>(sms);
     if (one_full_wave || (wide_tiles >= 2 * sms && wide_tiles < 4 * sms)) {
       all.push_back({"gemm/cuda/16_balanced_tail", "shares=even tma=on"});
