@@ -11,6 +11,9 @@
 // - Outcome (H100): the first version was 1-4% slower (the blocking wait cost more than the barrier);
 //   asking early with 32-deep slices: 8192³ 0.995x cuBLAS (H200 1.005x), 4096³ 0.95x. Every version:
 //   docs/journal/gemm.md, step 14.
+// - Since (H200): the rewrite holds 16 elements a thread in registers before it stores (it had one load
+//   in flight a thread). Predicted ~29 → ~10 µs for a 2047² operand; ncu read 16.8 → 11.9 µs, and 2047³
+//   on step 16 with tma=on 1-3% faster (docs/journal/gemm.md, "The rewrite in registers").
 #include <algorithm>
 #include <string>
 
@@ -112,31 +115,65 @@ void launch(const problem& p, const operands& x, const launch_context& launch_on
 }
 
 // One operand as deep-major rows: row d holds op(X)[d][0..wide) (op(A) transposed, op(B) as is).
-// Blocks of 32 × 32, stepping down K by the grid's height (65535 at most: K may be deeper).
-__global__ void deep_major_copy_kernel(operand_view v, float* to, std::int64_t to_ld) {
+// Blocks of 32 × 8 threads over tiles of 64 × 64, stepping down K by the grid's height (65535 at most:
+// K may be deeper). Each thread loads its 16 elements into registers before it stores any: the
+// rewrite is a copy bound by DRAM, and with a load then a store each, as at first, a thread had one
+// load in flight (the store may alias the next load), 4 bytes a thread against the ~18 KB an SM must
+// have in flight to reach the copy bandwidth (~4 TB/s × ~600 ns over 132 SMs).
+constexpr int rewrite_tile = 64, rewrite_rows = rewrite_tile / 8, rewrite_columns = rewrite_tile / 32;
+
+__global__ void __launch_bounds__(256) deep_major_copy_kernel(operand_view v, float* __restrict__ to, std::int64_t to_ld) {
   // A kernel launched as this one's programmatic dependent (step 16's whole tiles) may start as this
   // one's blocks end; it waits for all of them before it reads.
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-  __shared__ float tile[32][33];  // 33: the transposed reads fall in 32 distinct banks
-  const std::int64_t w0 = static_cast<std::int64_t>(blockIdx.x) * 32;
+  __shared__ float tile[rewrite_tile][rewrite_tile + 1];  // + 1: the transposed reads fall in 32 distinct banks
+  const float* __restrict__ from = v.data;
+  const std::int64_t w0 = static_cast<std::int64_t>(blockIdx.x) * rewrite_tile;
   const int x = static_cast<int>(threadIdx.x), y = static_cast<int>(threadIdx.y);
-  for (std::int64_t d0 = static_cast<std::int64_t>(blockIdx.y) * 32; d0 < v.deep; d0 += static_cast<std::int64_t>(gridDim.y) * 32) {
+  float held[rewrite_rows][rewrite_columns];
+  for (std::int64_t d0 = static_cast<std::int64_t>(blockIdx.y) * rewrite_tile; d0 < v.deep;
+       d0 += static_cast<std::int64_t>(gridDim.y) * rewrite_tile) {
     if (v.contiguous_in_depth) {
       // Read along the stored rows (depth), write along the wide dimension.
-      for (int r = y; r < 32; r += 8) {
-        const std::int64_t w = w0 + r, d = d0 + x;
-        if (w < v.wide && d < v.deep) tile[r][x] = v.data[w * v.ld + d];
+      SWATH_UNROLL
+      for (int i = 0; i < rewrite_rows; ++i) {
+        SWATH_UNROLL
+        for (int j = 0; j < rewrite_columns; ++j) {
+          const std::int64_t w = w0 + y + 8 * i, d = d0 + x + 32 * j;
+          held[i][j] = w < v.wide && d < v.deep ? __ldg(from + w * v.ld + d) : 0.0f;
+        }
+      }
+      SWATH_UNROLL
+      for (int i = 0; i < rewrite_rows; ++i) {
+        SWATH_UNROLL
+        for (int j = 0; j < rewrite_columns; ++j) tile[y + 8 * i][x + 32 * j] = held[i][j];
       }
       __syncthreads();
-      for (int r = y; r < 32; r += 8) {
-        const std::int64_t d = d0 + r, w = w0 + x;
-        if (w < v.wide && d < v.deep) to[d * to_ld + w] = tile[x][r];
+      SWATH_UNROLL
+      for (int i = 0; i < rewrite_rows; ++i) {
+        SWATH_UNROLL
+        for (int j = 0; j < rewrite_columns; ++j) {
+          const std::int64_t d = d0 + y + 8 * i, w = w0 + x + 32 * j;
+          if (w < v.wide && d < v.deep) to[d * to_ld + w] = tile[x + 32 * j][y + 8 * i];
+        }
       }
       __syncthreads();  // the tile is read before the next block of K overwrites it
     } else {
-      for (int r = y; r < 32; r += 8) {
-        const std::int64_t d = d0 + r, w = w0 + x;
-        if (w < v.wide && d < v.deep) to[d * to_ld + w] = v.data[d * v.ld + w];
+      SWATH_UNROLL
+      for (int i = 0; i < rewrite_rows; ++i) {
+        SWATH_UNROLL
+        for (int j = 0; j < rewrite_columns; ++j) {
+          const std::int64_t d = d0 + y + 8 * i, w = w0 + x + 32 * j;
+          held[i][j] = w < v.wide && d < v.deep ? __ldg(from + d * v.ld + w) : 0.0f;
+        }
+      }
+      SWATH_UNROLL
+      for (int i = 0; i < rewrite_rows; ++i) {
+        SWATH_UNROLL
+        for (int j = 0; j < rewrite_columns; ++j) {
+          const std::int64_t d = d0 + y + 8 * i, w = w0 + x + 32 * j;
+          if (w < v.wide && d < v.deep) to[d * to_ld + w] = held[i][j];
+        }
       }
     }
   }
@@ -159,8 +196,10 @@ deep_major deep_major_of(const operand_view& v, int which, cudaStream_t stream) 
   if (!rewritten(v)) return {v.data, v.ld};
   const std::int64_t ld = (v.wide + 31) / 32 * 32;
   float* to = workspace_for(which, v.deep * ld, stream);
-  SWATH_EXPECTS((v.wide + 31) / 32 <= 0x7fffffff, "gemm: op(A) or op(B) is too wide for step 14's copy grid");
-  const dim3 grid(static_cast<unsigned>((v.wide + 31) / 32), static_cast<unsigned>(std::min<std::int64_t>((v.deep + 31) / 32, 65535)));
+  const std::int64_t tiles_wide = (v.wide + rewrite_tile - 1) / rewrite_tile;
+  SWATH_EXPECTS(tiles_wide <= 0x7fffffff, "gemm: op(A) or op(B) is too wide for step 14's copy grid");
+  const dim3 grid(static_cast<unsigned>(tiles_wide),
+                  static_cast<unsigned>(std::min<std::int64_t>((v.deep + rewrite_tile - 1) / rewrite_tile, 65535)));
   deep_major_copy_kernel<<<grid, dim3(32, 8), 0, stream>>>(v, to, ld);
   SWATH_CHECK_LAST();
   return {to, ld};
