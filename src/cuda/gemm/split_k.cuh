@@ -91,85 +91,13 @@ inline double modeled_seconds(const problem& p, const fitted_tile& t, int splits
   return seconds;
 }
 
-// ---- C's tile through shared memory ----------------------------------------------------------
-
-// Whether a block's C tile, rows padded to BlockN + 4 floats, fits in its stages beside the sums that
-// groups 1.. hand to group 0 (step 19): all of steps 17 and 19's tiles but 256 × 128 (3 stages of 8
-// deep: 37 KB of stages against a 132 KB tile), which keeps store_tile.
-template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages, int Groups>
-inline constexpr bool stages_hold_tile =
-    (Groups - 1) * BlockM * BlockN + BlockM * (BlockN + 4) <=
-    Groups * Stages * pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>::stage_floats;
-
-// A thread's 8 × ThreadN sums into the staged tile (row r at r · (BlockN + 4)): one 16-byte store per
-// four. The pad of 4 puts the rows 4 apart of a quarter warp's 8 lanes 16 banks apart: no conflict.
-template <int BlockN, int ThreadN>
-__device__ __forceinline__ void stage_sums(float* staged, int row0, int column0, const float (&sum)[8][ThreadN]) {
-  constexpr int pitch = BlockN + 4;
-  SWATH_UNROLL
-  for (int r = 0; r < 8; ++r) {
-    float* row = staged + (row0 + r % 4 + r / 4 * 32) * pitch + column0;
-    SWATH_UNROLL
-    for (int j = 0; j < ThreadN / 4; ++j) {
-      *reinterpret_cast<float4*>(row + 16 * j) = make_float4(sum[r][4 * j], sum[r][4 * j + 1], sum[r][4 * j + 2], sum[r][4 * j + 3]);
-    }
-  }
-}
-
-// C's tile at (i0, j0) = alpha · staged + beta · C, by `threads` threads in row order: a warp writes 32
-// consecutive floats of a row, or 32 float4 where C's rows are 16-byte aligned. Why not store_tile:
-// unrolled over a thread's 64-128 elements it is ~35 instructions a 4-byte store (bounds, alpha, beta),
-// run once a tile from a cold instruction cache; at 1023³ on an H200 (ncu source counters,
-// docs/journal/gemm.md) its ~2600 instructions held 12% of step 19's warp samples, mostly waiting for
-// instructions. This is a short loop, run by every warp of the block.
-template <int BlockM, int BlockN>
-__device__ __forceinline__ void store_staged(const problem& p, float* c, bool c_vector_ok, std::int64_t i0,
-                                             std::int64_t j0, const float* staged, int thread, int threads) {
-  constexpr int pitch = BlockN + 4;
-  const int rows = static_cast<int>(p.m - i0 < BlockM ? p.m - i0 : BlockM);
-  const int columns = static_cast<int>(p.n - j0 < BlockN ? p.n - j0 : BlockN);
-  const float alpha = p.alpha, beta = p.beta;
-  float* const corner = c + i0 * p.ldc + j0;
-  if (c_vector_ok) {
-    constexpr int fours = BlockN / 4;
-#pragma unroll 4
-    for (int e = thread; e < rows * fours; e += threads) {
-      const int r = e / fours, q = e % fours * 4;
-      if (q >= columns) continue;
-      const float* from = staged + r * pitch + q;
-      float* out = corner + r * p.ldc + q;
-      if (q + 4 <= columns) {
-        const float4 v = *reinterpret_cast<const float4*>(from);
-        float4 value = make_float4(alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w);
-        if (beta != 0) {
-          const float4 old = *reinterpret_cast<const float4*>(out);
-          value.x += beta * old.x, value.y += beta * old.y, value.z += beta * old.z, value.w += beta * old.w;
-        }
-        *reinterpret_cast<float4*>(out) = value;
-      } else {
-        for (int k = 0; k < columns - q; ++k) out[k] = beta == 0 ? alpha * from[k] : alpha * from[k] + beta * out[k];
-      }
-    }
-    return;
-  }
-#pragma unroll 4
-  for (int e = thread; e < rows * BlockN; e += threads) {
-    const int r = e / BlockN, q = e % BlockN;
-    if (q >= columns) continue;
-    float* out = corner + r * p.ldc + q;
-    const float v = staged[r * pitch + q];
-    *out = beta == 0 ? alpha * v : alpha * v + beta * *out;
-  }
-}
-
 // ---- The kernel of steps 17 and 19 ----------------------------------------------------------------
 
 // Tile blockIdx.x (row-major over C's tiles), split blockIdx.y of K's slices, product batch0 +
 // blockIdx.z. One split: C's tile = alpha · sum + beta · C. More: the raw sum into the split's part.
 // Step 19's Groups > 1: group g takes the g-th share of the split's slices into its own Stages stages,
 // then groups 1.. leave their sums in shared memory (the stages, free by then) and group 0 adds them in
-// group order. The tile then goes through the stages to C or the part (stages_hold_tile: all tiles but
-// 256 × 128, whose threads store their own sums). Its registers as ptxas wants them (145-255 a thread): capped at 128
+// group order and stores the tile. Its registers as ptxas wants them (145-255 a thread): capped at 128
 // for two blocks an SM of 256 threads, the kernels with a transposing copy spilled 36-188 bytes a thread.
 template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages, int Groups, copy_mode AMode, copy_mode BMode>
 __global__ void __launch_bounds__(Groups * pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>::threads,
@@ -191,12 +119,10 @@ __global__ void __launch_bounds__(Groups * pipeline_shape<BlockM, BlockN, BlockK
   const std::int64_t slices = slice_split<BlockK>(p.k).slices;
   const int split = static_cast<int>(blockIdx.y);
   const std::int64_t begin = slices * split / splits, end = slices * (split + 1) / splits;
-  constexpr bool staged = stages_hold_tile<BlockM, BlockN, BlockK, ThreadN, Stages, Groups>;
   float sum[8][ThreadN] = {};
   if constexpr (Groups == 1) {
     accumulate_slices<BlockM, BlockN, BlockK, ThreadN, Stages, AMode, BMode>(a, b, stages, p.k, i0, j0, begin, end,
                                                                             row0, column0, sum);
-    if constexpr (staged) __syncthreads();  // every warp's reads of the stages done: the tile goes there
   } else {
     const std::int64_t group_begin = begin + (end - begin) * group / Groups;
     const std::int64_t group_end = begin + (end - begin) * (group + 1) / Groups;
@@ -223,17 +149,17 @@ __global__ void __launch_bounds__(Groups * pipeline_shape<BlockM, BlockN, BlockK
       for (int e = 0; e < elements; ++e) left[((group - 1) * elements + e) * s::threads + t] = sum[e / ThreadN][e % ThreadN];
     }
     __syncthreads();
-    if (group > 0) {
-      if constexpr (!staged) return;  // group 0 stores the tile alone
-    } else {
+    if (group > 0) return;
+    SWATH_UNROLL
+    for (int g = 1; g < Groups; ++g) {
       SWATH_UNROLL
-      for (int g = 1; g < Groups; ++g) {
-        SWATH_UNROLL
-        for (int e = 0; e < elements; ++e) sum[e / ThreadN][e % ThreadN] += left[((g - 1) * elements + e) * s::threads + t];
-      }
+      for (int e = 0; e < elements; ++e) sum[e / ThreadN][e % ThreadN] += left[((g - 1) * elements + e) * s::threads + t];
     }
   }
   // One split: C's tile = alpha · sum + beta · C. More: the plain sum into the split's part, rows packed.
+  // One call of store_tile for both (step 16's lesson): with a call for each, the 256 × 128 kernel was
+  // ~9300 instructions against ~6300 and ran 768³ nt 16% slower on an H200 (docs/journal/gemm.md,
+  // "The tile's stores").
   problem target = p;
   float* out = c + batch * p.stride_c;
   bool out_vector_ok = c_vector_ok;
@@ -242,16 +168,7 @@ __global__ void __launch_bounds__(Groups * pipeline_shape<BlockM, BlockN, BlockK
     out = parts + (static_cast<std::int64_t>(blockIdx.z) * splits + split) * p.m * p.n;
     out_vector_ok = p.n % 4 == 0;
   }
-  if constexpr (staged) {
-    // After the groups' sums (at the stages' start, read by group 0 above), every thread of the block.
-    float* tile = stages + (Groups - 1) * BlockM * BlockN;
-    if (group == 0) stage_sums<BlockN, ThreadN>(tile, row0, column0, sum);
-    __syncthreads();
-    store_staged<BlockM, BlockN>(target, out, out_vector_ok, i0, j0, tile, static_cast<int>(threadIdx.x),
-                                 Groups * s::threads);
-  } else {
-    store_tile(target, out, out_vector_ok, i0, j0, row0, column0, sum);
-  }
+  store_tile(target, out, out_vector_ok, i0, j0, row0, column0, sum);
 }
 
 // The tile's kernel over C's tiles, `splits` splits of K and the batch (several launches where the
