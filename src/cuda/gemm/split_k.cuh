@@ -156,14 +156,19 @@ __global__ void __launch_bounds__(Groups * pipeline_shape<BlockM, BlockN, BlockK
       for (int e = 0; e < elements; ++e) sum[e / ThreadN][e % ThreadN] += left[((g - 1) * elements + e) * s::threads + t];
     }
   }
-  if (splits == 1) {
-    store_tile(p, c + batch * p.stride_c, c_vector_ok, i0, j0, row0, column0, sum);
-    return;
+  // One split: C's tile = alpha · sum + beta · C. More: the plain sum into the split's part, rows packed.
+  // One call of store_tile for both (step 16's lesson): with a call for each, the 256 × 128 kernel was
+  // ~9300 instructions against ~6300 and ran 768³ nt 16% slower on an H200 (docs/journal/gemm.md,
+  // "The tile's stores").
+  problem target = p;
+  float* out = c + batch * p.stride_c;
+  bool out_vector_ok = c_vector_ok;
+  if (splits > 1) {
+    target.alpha = 1, target.beta = 0, target.ldc = p.n;
+    out = parts + (static_cast<std::int64_t>(blockIdx.z) * splits + split) * p.m * p.n;
+    out_vector_ok = p.n % 4 == 0;
   }
-  problem raw = p;  // the part: packed rows, the plain sum
-  raw.alpha = 1, raw.beta = 0, raw.ldc = p.n;
-  float* part = parts + (static_cast<std::int64_t>(blockIdx.z) * splits + split) * p.m * p.n;
-  store_tile(raw, part, p.n % 4 == 0, i0, j0, row0, column0, sum);
+  store_tile(target, out, out_vector_ok, i0, j0, row0, column0, sum);
 }
 
 // The tile's kernel over C's tiles, `splits` splits of K and the batch (several launches where the
