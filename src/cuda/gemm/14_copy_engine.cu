@@ -114,7 +114,8 @@ void launch(const problem& p, const operands& x, const launch_context& launch_on
   SWATH_CHECK_LAST();
 }
 
-// One operand as deep-major rows: row d holds op(X)[d][0..wide) (op(A) transposed, op(B) as is).
+// One operand as deep-major rows: row d holds op(X)[d][0..wide) (op(A) transposed, op(B) as is), then
+// zeros to to_ld.
 // Blocks of 32 × 8 threads over tiles of 64 × 64, stepping down K by the grid's height (65535 at most:
 // K may be deeper). Each thread loads its 16 elements into registers before it stores any: the
 // rewrite is a copy bound by DRAM, and with a load then a store each, as at first, a thread had one
@@ -154,7 +155,7 @@ __global__ void __launch_bounds__(256) deep_major_copy_kernel(operand_view v, fl
         SWATH_UNROLL
         for (int j = 0; j < rewrite_columns; ++j) {
           const std::int64_t d = d0 + y + 8 * i, w = w0 + x + 32 * j;
-          if (w < v.wide && d < v.deep) to[d * to_ld + w] = tile[x + 32 * j][y + 8 * i];
+          if (w < to_ld && d < v.deep) to[d * to_ld + w] = tile[x + 32 * j][y + 8 * i];  // the pad: zeros
         }
       }
       __syncthreads();  // the tile is read before the next block of K overwrites it
@@ -172,7 +173,7 @@ __global__ void __launch_bounds__(256) deep_major_copy_kernel(operand_view v, fl
         SWATH_UNROLL
         for (int j = 0; j < rewrite_columns; ++j) {
           const std::int64_t d = d0 + y + 8 * i, w = w0 + x + 32 * j;
-          if (w < v.wide && d < v.deep) to[d * to_ld + w] = held[i][j];
+          if (w < to_ld && d < v.deep) to[d * to_ld + w] = held[i][j];  // the pad: zeros
         }
       }
     }
@@ -193,16 +194,16 @@ bool rewritten(const operand_view& v) { return v.contiguous_in_depth || !v.vecto
 }  // namespace
 
 deep_major deep_major_of(const operand_view& v, int which, cudaStream_t stream) {
-  if (!rewritten(v)) return {v.data, v.ld};
+  if (!rewritten(v)) return {v.data, v.ld, v.wide};
   const std::int64_t ld = (v.wide + 31) / 32 * 32;
   float* to = workspace_for(which, v.deep * ld, stream);
   const std::int64_t tiles_wide = (v.wide + rewrite_tile - 1) / rewrite_tile;
   SWATH_EXPECTS(tiles_wide <= 0x7fffffff, "gemm: op(A) or op(B) is too wide for step 14's copy grid");
   const dim3 grid(static_cast<unsigned>(tiles_wide),
                   static_cast<unsigned>(std::min<std::int64_t>((v.deep + rewrite_tile - 1) / rewrite_tile, 65535)));
-  deep_major_copy_kernel<<<grid, dim3(32, 8), 0, stream>>>(v, to, ld);
+  deep_major_copy_kernel<<<grid, dim3(32, 8), 0, stream>>>(v, to, ld);  // its tiles of 64 cover ld
   SWATH_CHECK_LAST();
-  return {to, ld};
+  return {to, ld, ld};
 }
 
 CUtensorMap slices_of(const deep_major& x, std::int64_t wide, std::int64_t deep, int box_wide, int box_deep) {

@@ -29,11 +29,11 @@ namespace swath::gemm::cuda {
 
 __global__ void sum_parts_kernel(problem p, const float* parts, int splits, float* c, std::int64_t batch0,
                                  std::int64_t batches) {
-  const std::int64_t per_batch = p.m * p.n, total = batches * per_batch;
+  const std::int64_t ld = parts_ld(p), elements = p.m * p.n, per_part = p.m * ld, total = batches * elements;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += stride) {
-    const std::int64_t b = e / per_batch, r = e % per_batch;
-    const float* part = parts + b * splits * per_batch + r;
+    const std::int64_t b = e / elements, i = e % elements / p.n, j = e % p.n;
+    const float* part = parts + b * splits * per_part + i * ld + j;
     // Eight parts' loads in flight before their adds (in split order): one at a time, 64 splits were
     // 64 round trips to L2 a thread.
     float sum = 0;
@@ -41,12 +41,12 @@ __global__ void sum_parts_kernel(problem p, const float* parts, int splits, floa
     for (; s + 8 <= splits; s += 8) {
       float loaded[8];
       SWATH_UNROLL
-      for (int q = 0; q < 8; ++q) loaded[q] = __ldcg(part + (s + q) * per_batch);
+      for (int q = 0; q < 8; ++q) loaded[q] = __ldcg(part + (s + q) * per_part);
       SWATH_UNROLL
       for (int q = 0; q < 8; ++q) sum += loaded[q];
     }
-    for (; s < splits; ++s) sum += __ldcg(part + s * per_batch);
-    float& out = c[(batch0 + b) * p.stride_c + r / p.n * p.ldc + r % p.n];
+    for (; s < splits; ++s) sum += __ldcg(part + s * per_part);
+    float& out = c[(batch0 + b) * p.stride_c + i * p.ldc + j];
     out = p.beta == 0 ? p.alpha * sum : p.alpha * sum + p.beta * out;
   }
 }
@@ -98,16 +98,20 @@ split_plan plan_split(const problem& p, const split_choice& chosen, int sms) {
 
 }  // namespace
 
-void split_k(const problem& p, const operands& x, const launch_context& launch) {
+void split_k_with_pad(const problem& p, const operands& x, const launch_context& launch, readable_widths readable) {
   const split_plan plan = plan_split(p, split_choice_of(launch), std::max(launch.sm_count, 1));
   switch (plan.tile) {
-    case 0: return launch_split<256, 128, 8, 16, 3, 1>(p, x, plan.splits, launch);
-    case 1: return launch_split<128, 128, 16, 16, 4, 1>(p, x, plan.splits, launch);
-    case 2: return launch_split<64, 256, 16, 16, 4, 1>(p, x, plan.splits, launch);
-    case 3: return launch_split<128, 64, 16, 8, 4, 1>(p, x, plan.splits, launch);
-    case 4: return launch_split<64, 128, 16, 8, 4, 1>(p, x, plan.splits, launch);
-    default: return launch_split<64, 64, 16, 8, 4, 1>(p, x, plan.splits, launch);
+    case 0: return launch_split<256, 128, 8, 16, 3, 1>(p, x, plan.splits, launch, readable);
+    case 1: return launch_split<128, 128, 16, 16, 4, 1>(p, x, plan.splits, launch, readable);
+    case 2: return launch_split<64, 256, 16, 16, 4, 1>(p, x, plan.splits, launch, readable);
+    case 3: return launch_split<128, 64, 16, 8, 4, 1>(p, x, plan.splits, launch, readable);
+    case 4: return launch_split<64, 128, 16, 8, 4, 1>(p, x, plan.splits, launch, readable);
+    default: return launch_split<64, 64, 16, 8, 4, 1>(p, x, plan.splits, launch, readable);
   }
+}
+
+void split_k(const problem& p, const operands& x, const launch_context& launch) {
+  split_k_with_pad(p, x, launch, {});
 }
 
 }  // namespace swath::gemm::cuda

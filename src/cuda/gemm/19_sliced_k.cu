@@ -82,17 +82,21 @@ sliced_plan plan_sliced(const problem& p, const split_choice& chosen, int groups
 
 }  // namespace
 
-void sliced_k(const problem& p, const operands& x, const launch_context& launch) {
+void sliced_k_with_pad(const problem& p, const operands& x, const launch_context& launch, readable_widths readable) {
   const int groups = warp_groups_of(launch);
   const sliced_plan plan = plan_sliced(p, split_choice_of(launch), groups, std::max(launch.sm_count, 1));
-  if (plan.groups == 1) return split_k(p, x, launch);
+  if (plan.groups == 1) return split_k_with_pad(p, x, launch, readable);
   switch (plan.tile * 10 + plan.groups) {
-    case 12: return launch_split<128, 128, 16, 16, 4, 2>(p, x, plan.splits, launch);
-    case 32: return launch_split<128, 64, 16, 8, 4, 2>(p, x, plan.splits, launch);
-    case 42: return launch_split<64, 128, 16, 8, 4, 2>(p, x, plan.splits, launch);
-    case 52: return launch_split<64, 64, 16, 8, 4, 2>(p, x, plan.splits, launch);
-    default: return launch_split<64, 64, 16, 8, 4, 4>(p, x, plan.splits, launch);
+    case 12: return launch_split<128, 128, 16, 16, 4, 2>(p, x, plan.splits, launch, readable);
+    case 32: return launch_split<128, 64, 16, 8, 4, 2>(p, x, plan.splits, launch, readable);
+    case 42: return launch_split<64, 128, 16, 8, 4, 2>(p, x, plan.splits, launch, readable);
+    case 52: return launch_split<64, 64, 16, 8, 4, 2>(p, x, plan.splits, launch, readable);
+    default: return launch_split<64, 64, 16, 8, 4, 4>(p, x, plan.splits, launch, readable);
   }
+}
+
+void sliced_k(const problem& p, const operands& x, const launch_context& launch) {
+  sliced_k_with_pad(p, x, launch, {});
 }
 
 }  // namespace swath::gemm::cuda

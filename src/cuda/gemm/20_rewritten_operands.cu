@@ -23,6 +23,7 @@
 //   padded pair did not reach 1024³'s speed. docs/journal/gemm.md, step 20.
 #include "copy_engine.cuh"
 #include "gemm_cuda.cuh"
+#include "split_k.cuh"
 
 namespace swath::gemm::cuda {
 
@@ -35,7 +36,8 @@ void rewritten_operands(const problem& p, const operands& x, const launch_contex
   problem tn = p;  // op(A) = A^T: A stored K × M; op(B) = B: stored K × N
   tn.trans_a = true, tn.lda = a.ld;
   tn.trans_b = false, tn.ldb = b.ld;
-  sliced_k(tn, {a.data, b.data, x.c}, launch);
+  // The kernel reads the rewritten rows to their padded ends, so its edge tiles copy 16 bytes at a time.
+  sliced_k_with_pad(tn, {a.data, b.data, x.c}, launch, {a.readable_wide, b.readable_wide});
 }
 
 }  // namespace swath::gemm::cuda

@@ -100,6 +100,10 @@ __device__ __forceinline__ void multiply_slices(const float* stages, unsigned fu
 struct deep_major {
   const float* data;
   std::int64_t ld;
+  // How far along a row may be read: the rewrite writes its rows to ld, the pad as zeros (so a copy of
+  // the edge tile's last columns may be 16 bytes wide: step 20); an operand left where it is, its own
+  // width.
+  std::int64_t readable_wide;
 };
 deep_major deep_major_of(const operand_view& v, int which, cudaStream_t stream);
 

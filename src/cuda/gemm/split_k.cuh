@@ -4,8 +4,12 @@
 // additions is fixed (split 0 first), so the same inputs give the same bits on every run, whatever the
 // timing: unlike atomics, and unlike stream-K's "last to arrive adds" only in needing a second launch.
 //
-// Layout of the parts: for the launch's batches b (relative to its first), splits s, then C's M × N
-// elements packed (row i at i · N): part(b, s) = parts + (b · splits + s) · M · N.
+// Layout of the parts: for the launch's batches b (relative to its first), splits s, then C's M rows of
+// parts_ld(N) floats (N rounded up to 4): part(b, s) = parts + (b · splits + s) · M · parts_ld(N), row i
+// at i · parts_ld(N). Rows a whole number of 16 bytes apart let a tile store its part 16 bytes at a
+// time at any N: packed at N = 767, a warp's stores went 4 bytes at a time, each touching 16 L2 sectors
+// for 4 sectors' bytes, and 767³ ran 49.4 µs against 768³'s 36 (H200; docs/journal/gemm.md, "The
+// parts' rows").
 //
 // Steps 17 and 19 also share their block tiles, wave model, kernel and launch (below): step 17 runs the
 // kernel with one group of warps a block, step 19 with 2 or 4.
@@ -20,9 +24,12 @@
 
 namespace swath::gemm::cuda {
 
+// The distance between a part's rows: N rounded up to a whole 16 bytes.
+__host__ __device__ inline std::int64_t parts_ld(const problem& p) { return (p.n + 3) / 4 * 4; }
+
 // Partial sums of a launch: floats for `batches` products cut into `splits`.
 inline std::int64_t part_floats(const problem& p, std::int64_t batches, int splits) {
-  return batches * splits * p.m * p.n;
+  return batches * splits * p.m * parts_ld(p);
 }
 
 // The stream's parts workspace, at least `floats` long (grown in stream order, never synchronising).
@@ -40,7 +47,7 @@ void sum_parts(const problem& p, const float* parts, int splits, float* c, std::
 // How many of the problem's batches one launch takes (the grid's z dimension holds at most 65535), so
 // that their parts stay within `budget_floats`; at least one.
 inline std::int64_t batches_per_launch(const problem& p, int splits, std::int64_t budget_floats) {
-  const std::int64_t per_batch = std::max<std::int64_t>(1, static_cast<std::int64_t>(splits) * p.m * p.n);
+  const std::int64_t per_batch = std::max<std::int64_t>(1, static_cast<std::int64_t>(splits) * p.m * parts_ld(p));
   const std::int64_t fit = splits > 1 ? std::max<std::int64_t>(1, budget_floats / per_batch) : p.batch;
   return std::min<std::int64_t>({p.batch, fit, 65535});
 }
@@ -156,7 +163,9 @@ __global__ void __launch_bounds__(Groups * pipeline_shape<BlockM, BlockN, BlockK
       for (int e = 0; e < elements; ++e) sum[e / ThreadN][e % ThreadN] += left[((g - 1) * elements + e) * s::threads + t];
     }
   }
-  // One split: C's tile = alpha · sum + beta · C. More: the plain sum into the split's part, rows packed.
+  // One split: C's tile = alpha · sum + beta · C. More: the plain sum into the split's part, whose rows
+  // run to parts_ld(N): its columns up to there are stored, so the edge tile's stores are 16 bytes wide
+  // too (the columns past N hold sums of the zeros copied there, and no one reads them).
   // One call of store_tile for both (step 16's lesson): with a call for each, the 256 × 128 kernel was
   // ~9300 instructions against ~6300 and ran 768³ nt 16% slower on an H200 (docs/journal/gemm.md,
   // "The tile's stores").
@@ -164,17 +173,27 @@ __global__ void __launch_bounds__(Groups * pipeline_shape<BlockM, BlockN, BlockK
   float* out = c + batch * p.stride_c;
   bool out_vector_ok = c_vector_ok;
   if (splits > 1) {
-    target.alpha = 1, target.beta = 0, target.ldc = p.n;
-    out = parts + (static_cast<std::int64_t>(blockIdx.z) * splits + split) * p.m * p.n;
-    out_vector_ok = p.n % 4 == 0;
+    target.alpha = 1, target.beta = 0, target.n = target.ldc = parts_ld(p);
+    out = parts + (static_cast<std::int64_t>(blockIdx.z) * splits + split) * p.m * target.ldc;
+    out_vector_ok = reinterpret_cast<std::uintptr_t>(parts) % 16 == 0;  // cudaMallocAsync's are; rows 16 bytes apart
   }
   store_tile(target, out, out_vector_ok, i0, j0, row0, column0, sum);
 }
 
+// How far along its rows the kernel may read op(A) and op(B) (0: their own widths, M and N). Step 20's
+// rewrites pad their rows with zeros to a whole 128 bytes, so the edge tiles' copies of 1023³ are
+// 16 bytes wide as at 1024³ where they went float by float: 80.0 → 63.7 µs (H200, 64 × 64 tiles).
+struct readable_widths {
+  std::int64_t a = 0, b = 0;
+};
+void split_k_with_pad(const problem& p, const operands& x, const launch_context& launch, readable_widths readable);
+void sliced_k_with_pad(const problem& p, const operands& x, const launch_context& launch, readable_widths readable);
+
 // The tile's kernel over C's tiles, `splits` splits of K and the batch (several launches where the
 // parts would pass 64 Mi floats), then the parts' sum where K is split.
 template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages, int Groups>
-void launch_split(const problem& p, const operands& x, int splits, const launch_context& launch) {
+void launch_split(const problem& p, const operands& x, int splits, const launch_context& launch,
+                  readable_widths readable) {
   using s = pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>;
   constexpr int threads = Groups * s::threads, shared_bytes = Groups * s::shared_bytes;
   const cudaStream_t stream = stream_of(launch);
@@ -186,6 +205,7 @@ void launch_split(const problem& p, const operands& x, int splits, const launch_
   operand_view a = view_of_a(p, x.a), b = view_of_b(p, x.b);
   a.vector_ok = a.vector_ok && (p.batch == 1 || p.stride_a % 4 == 0);
   b.vector_ok = b.vector_ok && (p.batch == 1 || p.stride_b % 4 == 0);
+  a.wide = std::max(a.wide, readable.a), b.wide = std::max(b.wide, readable.b);  // the stores still stop at M, N
   const bool c_vector_ok = aligned16(x.c, p.ldc) && (p.batch == 1 || p.stride_c % 4 == 0);
   with_copy_modes(a, b, [&](auto a_mode, auto b_mode) {
     constexpr auto kernel =
