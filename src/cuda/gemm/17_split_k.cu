@@ -16,6 +16,10 @@
 // - Outcome (H100, tuned, same-run cuBLAS): 1024³ 0.93-0.99x, 256 × 256 × 65536 0.85x, 64 × 16384 ×
 //   16384 0.91x, 16384 × 64 × 16384 1.10x, 256³-512³ 1.07-1.94x, batches 1.08x / 0.97x / 0.80x; the
 //   odd squares 0.64-0.84x (4-byte copies). docs/journal/gemm.md, step 17.
+// - v2: the parts' rows N rounded up to 4 (split_k.cuh), so a tile stores its part 16 bytes at a time
+//   at odd N. Prediction: 767³ at 256 × 128 tiles in 7 splits near 768³'s 36-38 µs. Outcome (H200):
+//   49.4 → 37.3-37.8 µs in every op (0.90-0.98x cuBLAS). docs/journal/gemm.md, "The parts' rows, and
+//   step 20 reading its pad".
 #include <algorithm>
 #include <cmath>
 #include <limits>

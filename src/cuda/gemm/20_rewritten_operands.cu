@@ -21,6 +21,10 @@
 //   against 1357, 1.20x). At 767³, 1023³ and 2047³ step 19 or 16 stayed faster in every op: a
 //   transposing rewrite of a 4 MiB operand costs ~5 µs (twice the prediction), and the kernel on 1023³'s
 //   padded pair did not reach 1024³'s speed. docs/journal/gemm.md, step 20.
+// - v2: the rewrite writes its rows' pad as zeros, and the kernel reads the rows to there, so the edge
+//   tiles' copies are 16 bytes wide too. Prediction: the kernel at the even square's speed. Outcome
+//   (H200): its kernel at 1023³ 80.0 → 63.7 µs (64 × 64 tiles); the tuner takes it at 1023³ nt and tt
+//   (nt 69.7 → 63.6 µs, 0.92x). docs/journal/gemm.md, "The parts' rows, and step 20 reading its pad".
 #include "copy_engine.cuh"
 #include "gemm_cuda.cuh"
 #include "split_k.cuh"
