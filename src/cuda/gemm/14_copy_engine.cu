@@ -14,6 +14,8 @@
 // - Since (H200): the rewrite holds 16 elements a thread in registers before it stores (it had one load
 //   in flight a thread). Predicted ~29 → ~10 µs for a 2047² operand; ncu read 16.8 → 11.9 µs, and 2047³
 //   on step 16 with tma=on 1-3% faster (docs/journal/gemm.md, "The rewrite in registers").
+// - Since (H200): both operands rewritten in one launch where both must be (deep_major_pair_of; blockIdx.z
+//   picks the operand): 2047³ 370 → 366 µs on step 20, which shares the rewrite.
 #include <algorithm>
 #include <string>
 
@@ -123,13 +125,26 @@ void launch(const problem& p, const operands& x, const launch_context& launch_on
 // have in flight to reach the copy bandwidth (~4 TB/s × ~600 ns over 132 SMs).
 constexpr int rewrite_tile = 64, rewrite_rows = rewrite_tile / 8, rewrite_columns = rewrite_tile / 32;
 
-__global__ void __launch_bounds__(256) deep_major_copy_kernel(operand_view v, float* __restrict__ to, std::int64_t to_ld) {
+// One operand's rewrite: its view, where its rows go and how far apart.
+struct rewrite_job {
+  operand_view v;
+  float* to;
+  std::int64_t to_ld;
+};
+
+// blockIdx.z picks the job: one launch rewrites op(A) and op(B) when both need it (their depth is K for
+// both, so one grid height serves), and a block past its own operand's width has nothing to do.
+__global__ void __launch_bounds__(256) deep_major_copy_kernel(rewrite_job first, rewrite_job second) {
   // A kernel launched as this one's programmatic dependent (step 16's whole tiles) may start as this
   // one's blocks end; it waits for all of them before it reads.
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   __shared__ float tile[rewrite_tile][rewrite_tile + 1];  // + 1: the transposed reads fall in 32 distinct banks
+  const operand_view v = blockIdx.z == 0 ? first.v : second.v;
+  float* __restrict__ to = blockIdx.z == 0 ? first.to : second.to;
+  const std::int64_t to_ld = blockIdx.z == 0 ? first.to_ld : second.to_ld;
   const float* __restrict__ from = v.data;
   const std::int64_t w0 = static_cast<std::int64_t>(blockIdx.x) * rewrite_tile;
+  if (w0 >= to_ld) return;  // the whole block: the wider operand's grid
   const int x = static_cast<int>(threadIdx.x), y = static_cast<int>(threadIdx.y);
   float held[rewrite_rows][rewrite_columns];
   for (std::int64_t d0 = static_cast<std::int64_t>(blockIdx.y) * rewrite_tile; d0 < v.deep;
@@ -193,17 +208,39 @@ bool rewritten(const operand_view& v) { return v.contiguous_in_depth || !v.vecto
 
 }  // namespace
 
-deep_major deep_major_of(const operand_view& v, int which, cudaStream_t stream) {
-  if (!rewritten(v)) return {v.data, v.ld, v.wide};
+namespace {
+
+// Where op(X) goes if it is rewritten: rows of its width rounded up to a whole 128 bytes.
+rewrite_job job_for(const operand_view& v, int which, cudaStream_t stream) {
   const std::int64_t ld = (v.wide + 31) / 32 * 32;
-  float* to = workspace_for(which, v.deep * ld, stream);
-  const std::int64_t tiles_wide = (v.wide + rewrite_tile - 1) / rewrite_tile;
+  return {v, workspace_for(which, v.deep * ld, stream), ld};
+}
+
+// The jobs' rewrite in one launch (its tiles of 64 cover each ld; two jobs share K, the grid's height).
+void launch_rewrite(const rewrite_job& first, const rewrite_job& second, int jobs, cudaStream_t stream) {
+  const std::int64_t tiles_wide = (std::max(first.to_ld, jobs > 1 ? second.to_ld : 0) + rewrite_tile - 1) / rewrite_tile;
   SWATH_EXPECTS(tiles_wide <= 0x7fffffff, "gemm: op(A) or op(B) is too wide for step 14's copy grid");
   const dim3 grid(static_cast<unsigned>(tiles_wide),
-                  static_cast<unsigned>(std::min<std::int64_t>((v.deep + rewrite_tile - 1) / rewrite_tile, 65535)));
-  deep_major_copy_kernel<<<grid, dim3(32, 8), 0, stream>>>(v, to, ld);  // its tiles of 64 cover ld
+                  static_cast<unsigned>(std::min<std::int64_t>((first.v.deep + rewrite_tile - 1) / rewrite_tile, 65535)),
+                  static_cast<unsigned>(jobs));
+  deep_major_copy_kernel<<<grid, dim3(32, 8), 0, stream>>>(first, second);
   SWATH_CHECK_LAST();
-  return {to, ld, ld};
+}
+
+}  // namespace
+
+deep_major deep_major_of(const operand_view& v, int which, cudaStream_t stream) {
+  if (!rewritten(v)) return {v.data, v.ld, v.wide};
+  const rewrite_job job = job_for(v, which, stream);
+  launch_rewrite(job, job, 1, stream);
+  return {job.to, job.to_ld, job.to_ld};
+}
+
+deep_major_pair deep_major_pair_of(const operand_view& a, const operand_view& b, cudaStream_t stream) {
+  if (!rewritten(a) || !rewritten(b)) return {deep_major_of(a, 0, stream), deep_major_of(b, 1, stream)};
+  const rewrite_job first = job_for(a, 0, stream), second = job_for(b, 1, stream);
+  launch_rewrite(first, second, 2, stream);
+  return {{first.to, first.to_ld, first.to_ld}, {second.to, second.to_ld, second.to_ld}};
 }
 
 CUtensorMap slices_of(const deep_major& x, std::int64_t wide, std::int64_t deep, int box_wide, int box_deep) {

@@ -20,6 +20,11 @@
 //   at odd N. Prediction: 767³ at 256 × 128 tiles in 7 splits near 768³'s 36-38 µs. Outcome (H200):
 //   49.4 → 37.3-37.8 µs in every op (0.90-0.98x cuBLAS). docs/journal/gemm.md, "The parts' rows, and
 //   step 20 reading its pad".
+// - v3: the parts' pass by quads (one thread four columns, every split's 16-byte load in flight before
+//   the adds, 32-bit index arithmetic). Prediction: the pass's ~10 µs at 767³ (ncu, H200) about halved,
+//   so 767³ and 768³ 3-5 µs faster. Outcome (H200, one binary A/B): 767³ 38.5 → 34.8 µs, 768³ 37.8 →
+//   33.5 (10-14%), 511³-512³ 5-16%, nothing slower. docs/journal/gemm.md, "The parts' pass: the branch
+//   landed, dependent launches, quads, and the rewrites in one launch".
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -31,37 +36,71 @@ namespace swath::gemm::cuda {
 
 // ---- The second pass -------------------------------------------------------------------------------
 
-__global__ void sum_parts_kernel(problem p, const float* parts, int splits, float* c, std::int64_t batch0,
-                                 std::int64_t batches) {
-  const std::int64_t ld = parts_ld(p), elements = p.m * p.n, per_part = p.m * ld, total = batches * elements;
+// One thread a quad, four consecutive columns of a row of C: each part's four are one 16-byte load
+// (the parts' rows are 16 bytes apart), and all its splits' loads, up to eight at a time, are in flight
+// before their adds, which run in split order. With one thread an element, 64-bit divisions for its
+// row and column and one load at a time below eight splits, the pass took ~10 µs at 767³ in 7 splits
+// (ncu, H200) for 16.5 MB of parts in L2; by quads 767³ and 768³ ran 10-14% faster in all (38.5 → 34.8
+// µs), 511³ and 512³ 5-16% (docs/journal/gemm.md, "The parts' pass: ... quads ..."). Small: the quads and
+// rows number fewer than 2^31, so their divisions are 32-bit ones.
+template <bool Small>
+__global__ void sum_parts_kernel(problem p, const float* parts, int splits, float* c, bool c_vector_ok,
+                                 std::int64_t batch0, std::int64_t batches) {
+  const std::int64_t ld = parts_ld(p), per_part = p.m * ld, quads_per_row = ld / 4;
+  const std::int64_t total = batches * p.m * quads_per_row;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += stride) {
-    const std::int64_t b = e / elements, i = e % elements / p.n, j = e % p.n;
-    const float* part = parts + b * splits * per_part + i * ld + j;
-    // Eight parts' loads in flight before their adds (in split order): one at a time, 64 splits were
-    // 64 round trips to L2 a thread.
-    float sum = 0;
-    int s = 0;
-    for (; s + 8 <= splits; s += 8) {
-      float loaded[8];
-      SWATH_UNROLL
-      for (int q = 0; q < 8; ++q) loaded[q] = __ldcg(part + (s + q) * per_part);
-      SWATH_UNROLL
-      for (int q = 0; q < 8; ++q) sum += loaded[q];
+    std::int64_t quad, b, i;  // the quad's column of quads, product and row
+    if constexpr (Small) {
+      const auto row = static_cast<std::uint32_t>(e) / static_cast<std::uint32_t>(quads_per_row);
+      const auto m = static_cast<std::uint32_t>(p.m), product = row / m;
+      quad = static_cast<std::uint32_t>(e) - row * static_cast<std::uint32_t>(quads_per_row);
+      b = product, i = row - product * m;
+    } else {
+      const std::int64_t row = e / quads_per_row;
+      quad = e % quads_per_row, b = row / p.m, i = row % p.m;
     }
-    for (; s < splits; ++s) sum += __ldcg(part + s * per_part);
-    float& out = c[(batch0 + b) * p.stride_c + i * p.ldc + j];
-    out = p.beta == 0 ? p.alpha * sum : p.alpha * sum + p.beta * out;
+    const float* part = parts + b * splits * per_part + i * ld + 4 * quad;
+    float4 sum = make_float4(0, 0, 0, 0);
+    for (int s = 0; s < splits; s += 8) {
+      float4 loaded[8];
+      SWATH_UNROLL
+      for (int q = 0; q < 8; ++q) {
+        if (s + q < splits) loaded[q] = __ldcg(reinterpret_cast<const float4*>(part + (s + q) * per_part));
+      }
+      SWATH_UNROLL
+      for (int q = 0; q < 8; ++q) {
+        if (s + q < splits) sum.x += loaded[q].x, sum.y += loaded[q].y, sum.z += loaded[q].z, sum.w += loaded[q].w;
+      }
+    }
+    const std::int64_t j = 4 * quad;
+    float* out = c + (batch0 + b) * p.stride_c + i * p.ldc + j;
+    if (c_vector_ok && j + 3 < p.n) {
+      float4 value = make_float4(p.alpha * sum.x, p.alpha * sum.y, p.alpha * sum.z, p.alpha * sum.w);
+      if (p.beta != 0) {
+        const float4 old = *reinterpret_cast<const float4*>(out);
+        value.x += p.beta * old.x, value.y += p.beta * old.y, value.z += p.beta * old.z, value.w += p.beta * old.w;
+      }
+      *reinterpret_cast<float4*>(out) = value;
+    } else {
+      const float values[4] = {sum.x, sum.y, sum.z, sum.w};
+      SWATH_UNROLL
+      for (int q = 0; q < 4; ++q) {
+        if (j + q < p.n) out[q] = p.beta == 0 ? p.alpha * values[q] : p.alpha * values[q] + p.beta * out[q];
+      }
+    }
   }
 }
 
 void sum_parts(const problem& p, const float* parts, int splits, float* c, std::int64_t batch0, std::int64_t batches,
                const launch_context& launch) {
   constexpr int threads = 256;
-  const std::int64_t elements = batches * p.m * p.n;
   const std::int64_t most = static_cast<std::int64_t>(std::max(launch.sm_count, 1)) * 8;
-  const auto blocks = static_cast<unsigned>(std::clamp<std::int64_t>((elements + threads - 1) / threads, 1, most));
-  sum_parts_kernel<<<blocks, threads, 0, stream_of(launch)>>>(p, parts, splits, c, batch0, batches);
+  const std::int64_t quads = batches * p.m * (parts_ld(p) / 4);
+  const bool c_vector_ok = aligned16(c, p.ldc) && (p.batch == 1 || p.stride_c % 4 == 0);
+  const auto blocks = static_cast<unsigned>(std::clamp<std::int64_t>((quads + threads - 1) / threads, 1, most));
+  const auto kernel = quads < (std::int64_t{1} << 31) ? sum_parts_kernel<true> : sum_parts_kernel<false>;
+  kernel<<<blocks, threads, 0, stream_of(launch)>>>(p, parts, splits, c, c_vector_ok, batch0, batches);
   SWATH_CHECK_LAST();
 }
 

@@ -25,6 +25,10 @@
 //   tiles' copies are 16 bytes wide too. Prediction: the kernel at the even square's speed. Outcome
 //   (H200): its kernel at 1023³ 80.0 → 63.7 µs (64 × 64 tiles); the tuner takes it at 1023³ nt and tt
 //   (nt 69.7 → 63.6 µs, 0.92x). docs/journal/gemm.md, "The parts' rows, and step 20 reading its pad".
+// - v3: op(A) and op(B) rewritten in one launch (copy_engine.cuh's deep_major_pair_of). Prediction: one
+//   launch's ~2-3 µs saved where both are rewritten. Outcome (H200, A/B): 1023³ nt/tt 64.0 → 61.8 µs,
+//   1024³ nt 60.5 → 57.7, 2047³ 370 → 366. docs/journal/gemm.md, "The parts' pass: ... the rewrites in
+//   one launch".
 #include "copy_engine.cuh"
 #include "gemm_cuda.cuh"
 #include "split_k.cuh"
@@ -35,8 +39,8 @@ void rewritten_operands(const problem& p, const operands& x, const launch_contex
   if (p.batch != 1 || p.k == 0 || p.m == 0 || p.n == 0) return sliced_k(p, x, launch);
   const cudaStream_t stream = stream_of(launch);
   // deep_major_of leaves an operand that is already deep-major with 16-byte rows where it is.
-  const deep_major a = deep_major_of(view_of_a(p, x.a), 0, stream);
-  const deep_major b = deep_major_of(view_of_b(p, x.b), 1, stream);
+  const deep_major_pair rows = deep_major_pair_of(view_of_a(p, x.a), view_of_b(p, x.b), stream);
+  const deep_major &a = rows.a, &b = rows.b;
   problem tn = p;  // op(A) = A^T: A stored K × M; op(B) = B: stored K × N
   tn.trans_a = true, tn.lda = a.ld;
   tn.trans_b = false, tn.ldb = b.ld;

@@ -106,6 +106,14 @@ struct deep_major {
   std::int64_t readable_wide;
 };
 deep_major deep_major_of(const operand_view& v, int which, cudaStream_t stream);
+// op(A) and op(B) as deep_major_of leaves them, both rewritten in one launch where both must be: at
+// 1023³ the two launches took ~4.5-5.5 µs each (ncu, H200) for 8 MB moved apiece; in one, 1023³ nt and
+// tt ran 64.0 → 61.8 µs, 1024³ nt 60.5 → 57.7, 2047³ 370 → 366 (H200; docs/journal/gemm.md, "The
+// parts' pass ... and the rewrites in one launch").
+struct deep_major_pair {
+  deep_major a, b;
+};
+deep_major_pair deep_major_pair_of(const operand_view& a, const operand_view& b, cudaStream_t stream);
 
 // op(X)'s K × wide rows as a 2D tensor (wide along x), whose box is one stage's slice: Wide × BlockK.
 CUtensorMap slices_of(const deep_major& x, std::int64_t wide, std::int64_t deep, int box_wide, int box_deep);
@@ -119,8 +127,8 @@ template <int BlockK>
 slice_maps slice_maps_of(const problem& p, const operands& x, cudaStream_t stream) {
   SWATH_EXPECTS(p.m <= 0x7fffffff && p.n <= 0x7fffffff && p.k <= 0x7fffffff - BlockK,
                 "gemm steps 14-16: the copy engine's coordinates are 32-bit");
-  return {slices_of(deep_major_of(view_of_a(p, x.a), 0, stream), p.m, p.k, tile_m, BlockK),
-          slices_of(deep_major_of(view_of_b(p, x.b), 1, stream), p.n, p.k, tile_n, BlockK)};
+  const deep_major_pair rows = deep_major_pair_of(view_of_a(p, x.a), view_of_b(p, x.b), stream);
+  return {slices_of(rows.a, p.m, p.k, tile_m, BlockK), slices_of(rows.b, p.n, p.k, tile_n, BlockK)};
 }
 
 // Whether a copy-engine kernel runs (steps 14-16; else step 13): always with tma=on, never with

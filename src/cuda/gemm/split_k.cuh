@@ -39,8 +39,8 @@ inline float* split_parts_workspace(cudaStream_t stream, std::int64_t floats) {
 }
 
 // C_b[i][j] = alpha · (part(b, 0) + part(b, 1) + … ) + beta · C_b[i][j] for batches [batch0, batch0 +
-// batches), on the launch's stream (17_split_k.cu): one thread an element, the parts read once (from
-// L2 when they fit).
+// batches), on the launch's stream (17_split_k.cu): one thread four columns of a row, the parts read
+// once, 16 bytes at a time (from L2 when they fit).
 void sum_parts(const problem& p, const float* parts, int splits, float* c, std::int64_t batch0, std::int64_t batches,
                const launch_context& launch);
 
