@@ -216,9 +216,10 @@ rewrite_job job_for(const operand_view& v, int which, cudaStream_t stream) {
   return {v, workspace_for(which, v.deep * ld, stream), ld};
 }
 
-// The jobs' rewrite in one launch (its tiles of 64 cover each ld; two jobs share K, the grid's height).
+// The jobs' rewrite in one launch (its tiles of 64 cover each ld; two jobs share K, the grid's height;
+// one job is passed as both, so the wider ld is its own).
 void launch_rewrite(const rewrite_job& first, const rewrite_job& second, int jobs, cudaStream_t stream) {
-  const std::int64_t tiles_wide = (std::max(first.to_ld, jobs > 1 ? second.to_ld : 0) + rewrite_tile - 1) / rewrite_tile;
+  const std::int64_t tiles_wide = (std::max(first.to_ld, second.to_ld) + rewrite_tile - 1) / rewrite_tile;
   SWATH_EXPECTS(tiles_wide <= 0x7fffffff, "gemm: op(A) or op(B) is too wide for step 14's copy grid");
   const dim3 grid(static_cast<unsigned>(tiles_wide),
                   static_cast<unsigned>(std::min<std::int64_t>((first.v.deep + rewrite_tile - 1) / rewrite_tile, 65535)),

@@ -97,7 +97,7 @@ void sum_parts(const problem& p, const float* parts, int splits, float* c, std::
   constexpr int threads = 256;
   const std::int64_t most = static_cast<std::int64_t>(std::max(launch.sm_count, 1)) * 8;
   const std::int64_t quads = batches * p.m * (parts_ld(p) / 4);
-  const bool c_vector_ok = aligned16(c, p.ldc) && (p.batch == 1 || p.stride_c % 4 == 0);
+  const bool c_vector_ok = c_takes_vectors(p, c);
   const auto blocks = static_cast<unsigned>(std::clamp<std::int64_t>((quads + threads - 1) / threads, 1, most));
   const auto kernel = quads < (std::int64_t{1} << 31) ? sum_parts_kernel<true> : sum_parts_kernel<false>;
   kernel<<<blocks, threads, 0, stream_of(launch)>>>(p, parts, splits, c, c_vector_ok, batch0, batches);

@@ -12,6 +12,12 @@
 //   94%: 0.0955 ms); M = 4 and 16 ≈ 1.3x and 1.4x cuBLAS (0.129 and 0.147 ms: it reads at 70% and 61%).
 // - Outcome (H100, tuned splits): M = 1 0.993x (2.86 TB/s), M = 4 1.31x, M = 16 0.93x (issue-bound:
 //   64 accumulators, 16 broadcasts a row). H200: 0.997x, 1.64x. docs/journal/gemm.md, step 18.
+// - v2: two blocks an SM (launch bounds: ≤ 128 registers a thread, from 167-175 at M = 16). Prediction
+//   (H200): M = 16 one 8-warp block an SM issued 0.47 a cycle, 53% of cycles no eligible warp (ncu); 16
+//   warps an SM should hide the loads' latency, 152 → ~115-125 µs (≈ 1.2x cuBLAS). Outcome (H200, one
+//   binary A/B, two rounds): M = 16 over 8192² 151.7 → 114.2 µs (0.96x → 1.28x cuBLAS), 12 × 8191²
+//   165.1 → 129.5 (1.40x), 16 × 16384² 580.6 → 407.5 (0.76x → 1.09x); M = 1, 4, 8 unchanged. 16-byte
+//   reads of op(A) from shared memory (4 rows at once) were tried beside it and did not help (+2%).
 #include <algorithm>
 
 #include "../core/kernel_setup.cuh"
@@ -35,8 +41,12 @@ __device__ __forceinline__ float4 row_piece(const problem& p, const float* b, bo
 }
 
 // Rows: the rows of C a thread holds (M ≤ Rows; the rest are zeros of op(A) and never stored).
+// Two blocks an SM (at most 128 registers a thread): at Rows = 16 the kernel took 167-175 and ran one
+// 8-warp block an SM, issuing 0.47 warps a scheduler and cycle with no warp eligible 53% of the time
+// (ncu, H200); with 16 warps an SM M = 16 over N = K = 8192 ran 151.7 → 114.2 µs (H200). Rows ≤ 8 fit
+// two blocks already (76-119 registers).
 template <int Rows>
-__global__ void __launch_bounds__(threads) skinny_kernel(problem p, const float* a, const float* b, float* c,
+__global__ void __launch_bounds__(threads, 2) skinny_kernel(problem p, const float* a, const float* b, float* c,
                                                          bool b_vector_ok, int chunk, float* parts, unsigned* arrivals) {
   extern __shared__ __align__(16) float shared[];  // op(A)'s piece [Rows][chunk], later the warps' sums
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;

@@ -192,7 +192,7 @@ void launch_streamed(const problem& p, const operands& x, std::int64_t blocks_ch
   operand_view a = view_of_a(p, x.a), b = view_of_b(p, x.b);
   a.vector_ok = a.vector_ok && (p.batch == 1 || p.stride_a % 4 == 0);
   b.vector_ok = b.vector_ok && (p.batch == 1 || p.stride_b % 4 == 0);
-  const bool c_vector_ok = aligned16(x.c, p.ldc) && (p.batch == 1 || p.stride_c % 4 == 0);
+  const bool c_vector_ok = c_takes_vectors(p, x.c);
   with_copy_modes(a, b, [&](auto a_mode, auto b_mode) {
     constexpr auto kernel = streamed_tiles_kernel<BlockM, BlockN, BlockK, ThreadN, Stages, a_mode.value, b_mode.value>;
     const int resident = std::max(prepare_kernel(kernel, s::threads, s::shared_bytes), 1);

@@ -51,6 +51,11 @@ inline bool aligned16(const void* pointer, std::int64_t leading_dimension) {
   return reinterpret_cast<std::uintptr_t>(pointer) % 16 == 0 && leading_dimension % 4 == 0;
 }
 
+// Whether every batch of C takes 16-byte stores: its start, its rows and the stride between batches.
+inline bool c_takes_vectors(const problem& p, const float* c) {
+  return aligned16(c, p.ldc) && (p.batch == 1 || p.stride_c % 4 == 0);
+}
+
 // One operand as a panel loader sees it: op(A) is M (wide) × K (deep), op(B) is K (deep) × N (wide).
 // Stored row-major either wide-major (rows along the wide dimension, contiguous along depth: A as
 // stored, B transposed) or deep-major (rows along depth, contiguous along the wide dimension).

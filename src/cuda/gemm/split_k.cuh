@@ -206,7 +206,7 @@ void launch_split(const problem& p, const operands& x, int splits, const launch_
   a.vector_ok = a.vector_ok && (p.batch == 1 || p.stride_a % 4 == 0);
   b.vector_ok = b.vector_ok && (p.batch == 1 || p.stride_b % 4 == 0);
   a.wide = std::max(a.wide, readable.a), b.wide = std::max(b.wide, readable.b);  // the stores still stop at M, N
-  const bool c_vector_ok = aligned16(x.c, p.ldc) && (p.batch == 1 || p.stride_c % 4 == 0);
+  const bool c_vector_ok = c_takes_vectors(p, x.c);
   with_copy_modes(a, b, [&](auto a_mode, auto b_mode) {
     constexpr auto kernel =
         split_tile_kernel<BlockM, BlockN, BlockK, ThreadN, Stages, Groups, a_mode.value, b_mode.value>;
