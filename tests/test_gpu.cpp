@@ -1,11 +1,16 @@
 // GPU-only checks of the core: device fill equals host fill bit for bit, the device poison is seen by
-// the check, and buffers on the device and pinned host round-trip.
+// the check, buffers on the device and pinned host round-trip, and the device timer times the GPU.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include "swath/core/buffer.hpp"
 #include "swath/core/device.hpp"
 #include "swath/core/poison.hpp"
 #include "swath/core/random.hpp"
+#include "swath/core/timing.hpp"
 #include "swath/lab/elementwise.hpp"
 #include "test_support.hpp"
 
@@ -49,6 +54,43 @@ TEST(GpuPoison, ADoNothingKernelIsCaught) {
 TEST(GpuBuffers, OutOfDeviceMemoryIsAnException) {
   SWATH_SKIP_WITHOUT_GPU();
   EXPECT_THROW(buffer<float>(memory_kind::device, std::size_t{1} << 50), out_of_memory_error);
+}
+
+// A body whose host side (2 ms) outlasts its GPU work (a fill of 4 MiB, a few µs) is timed by its
+// GPU work: the stream is held until every repetition is queued. Unheld, each repetition's events
+// would be 2 ms apart; the bound below leaves a factor of 10 either way.
+TEST(GpuTiming, TheDeviceTimerTimesTheGpuNotTheHost) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const std::uint64_t seed = testing::fresh_seed();
+  buffer<float> data(memory_kind::device, std::size_t{1} << 20);
+  const auto body = [&](int rep) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    fill_random_device(data.data(), static_cast<std::int64_t>(data.size()), seed + static_cast<std::uint64_t>(rep));
+  };
+  const std::vector<double> seconds = time_on_device(body, 1, 9);
+  ASSERT_EQ(seconds.size(), 9u) << "seed " << seed;
+  for (const double s : seconds) EXPECT_GT(s, 0.0);
+  std::vector<double> sorted = seconds;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_LT(sorted[4], 0.2e-3) << "the median repetition took " << sorted[4] * 1e3 << " ms: the host's 2 ms";
+}
+
+// A body that waits for the device inside the held queue would wait for the hold itself: the hold lets
+// go on its own (0.1 s), and the repetitions are timed again unheld, none of them including that wait.
+TEST(GpuTiming, ABodyThatWaitsOnTheDeviceIsTimedUnheld) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const std::uint64_t seed = testing::fresh_seed();
+  buffer<float> data(memory_kind::device, std::size_t{1} << 20);
+  const auto body = [&](int rep) {
+    fill_random_device(data.data(), static_cast<std::int64_t>(data.size()), seed + static_cast<std::uint64_t>(rep));
+    device_synchronize();
+  };
+  const std::vector<double> seconds = time_on_device(body, 0, 5);
+  ASSERT_EQ(seconds.size(), 5u) << "seed " << seed;
+  for (const double s : seconds) {
+    EXPECT_GT(s, 0.0);
+    EXPECT_LT(s, 0.05) << "a repetition includes the hold's 0.1 s";
+  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 #include "../../core/cuda_glue.hpp"
@@ -61,21 +62,73 @@ void zero_device(void* data, std::size_t bytes, void* stream) {
   SWATH_CUDA_CHECK(cudaMemsetAsync(data, 0, bytes, static_cast<cudaStream_t>(stream)));
 }
 
+namespace {
+
+// Holds a stream until the host has queued the repetitions behind it (nvbench's "blocking kernel"):
+// a small call's host side (cudaLaunchKernel ~4.5 µs a launch on the H200's host; cublasSgemm 13-19 µs)
+// can outlast its GPU work (cuBLAS 256³: ~13 µs of kernels), and a stream fed one call at a time then
+// measures the host's enqueue gaps, not the GPU. Released by the host, or after `timeout_ns` on its own
+// when a body waits on the stream (then the times are taken again, unheld).
+__global__ void hold_stream_kernel(const volatile int* release, int* timed_out, unsigned long long timeout_ns) {
+  unsigned long long start = 0, now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  while (*release == 0) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    if (now - start > timeout_ns) {
+      *timed_out = 1;
+      return;
+    }
+    __nanosleep(256);
+  }
+}
+
+// The repetitions [first, first + count) queued behind one hold (or none), each between its events.
+bool time_held(const std::function<void(int)>& body, cudaStream_t stream, std::vector<cudaEvent_t>& events, int first,
+               int count, int* flags) {
+  if (flags != nullptr) {
+    flags[0] = 0, flags[1] = 0;
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    constexpr unsigned long long timeout_ns = 100'000'000;  // 0.1 s: far beyond queuing 256 repetitions
+    hold_stream_kernel<<<1, 1, 0, stream>>>(flags, flags + 1, timeout_ns);
+    SWATH_CHECK_LAST();
+  }
+  for (int rep = first; rep < first + count; ++rep) {
+    SWATH_CUDA_CHECK(cudaEventRecord(events[2 * rep], stream));
+    body(rep);
+    SWATH_CUDA_CHECK(cudaEventRecord(events[2 * rep + 1], stream));
+  }
+  if (flags != nullptr) {
+    reinterpret_cast<volatile int*>(flags)[0] = 1;
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  }
+  SWATH_CUDA_CHECK(cudaEventSynchronize(events[2 * (first + count) - 1]));
+  return flags == nullptr || reinterpret_cast<volatile int*>(flags)[1] == 0;
+}
+
+}  // namespace
+
 std::vector<double> time_on_device(const std::function<void(int)>& body, int warmup, int repetitions, void* stream) {
   SWATH_EXPECTS(repetitions >= 1, "at least one timed repetition");
   const auto cuda_stream = static_cast<cudaStream_t>(stream);
   for (int rep = 0; rep < warmup; ++rep) body(rep);
-  // One event pair per repetition, all recorded before any is read, so the host never stalls the queue.
+  // One event pair per repetition, queued behind a hold in chunks of 256 (the launch queue stays far
+  // from full), all recorded before any is read, so the GPU runs them back to back.
   std::vector<cudaEvent_t> events(2 * static_cast<std::size_t>(repetitions));
   for (auto& event : events) SWATH_CUDA_CHECK(cudaEventCreate(&event));
+  int* flags = nullptr;  // [release, timed out], host memory the kernel reads and writes
   std::vector<double> seconds;
   try {
-    for (int rep = 0; rep < repetitions; ++rep) {
-      SWATH_CUDA_CHECK(cudaEventRecord(events[2 * rep], cuda_stream));
-      body(rep);
-      SWATH_CUDA_CHECK(cudaEventRecord(events[2 * rep + 1], cuda_stream));
+    SWATH_CUDA_CHECK(cudaHostAlloc(&flags, 2 * sizeof(int), cudaHostAllocMapped));
+    constexpr int chunk = 256;
+    bool held = true;
+    for (int first = 0; first < repetitions && held; first += chunk) {
+      held = time_held(body, cuda_stream, events, first, std::min(chunk, repetitions - first), flags);
     }
-    SWATH_CUDA_CHECK(cudaEventSynchronize(events.back()));
+    if (!held) {  // a body waited on its stream: the plain way, each repetition queued as it comes
+      for (int first = 0; first < repetitions; first += chunk) {
+        time_held(body, cuda_stream, events, first, std::min(chunk, repetitions - first), nullptr);
+      }
+    }
     for (int rep = 0; rep < repetitions; ++rep) {
       float milliseconds = 0;
       SWATH_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, events[2 * rep], events[2 * rep + 1]));
@@ -83,9 +136,11 @@ std::vector<double> time_on_device(const std::function<void(int)>& body, int war
     }
   } catch (...) {
     for (auto& event : events) cudaEventDestroy(event);
+    if (flags != nullptr) cudaFreeHost(flags);
     throw;
   }
   for (auto& event : events) SWATH_CUDA_CHECK(cudaEventDestroy(event));
+  SWATH_CUDA_CHECK(cudaFreeHost(flags));
   return seconds;
 }
 
