@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -314,6 +315,83 @@ TEST(GpuLibraryStreams, StepsWithWorkspacesGiveTheSerialBitsOnTwoStreamsAtOnce) 
             << "round " << round << ": " << g->p.m << "x" << g->p.n << "x" << g->p.k << " differs from its serial run";
       }
     }
+  }
+}
+
+// swath::sgemm recorded into a CUDA graph gives the direct call's bits at every replay, in both capture
+// modes, on a stream that never ran a call (its first workspaces are the graph's own) and on one that
+// did (its kept workspaces are neither read nor grown by the capture: a direct call after the replays
+// still gives the bits). The shapes take the steps with workspaces on the H100 and H200 tables: split K's
+// parts (256³), step 18's parts and counters (M = 16), step 20's rewritten operands (1023³), step 16's
+// tail records (1000 × 3000 × 700), and a strided batch.
+TEST(GpuLibraryGraphs, SgemmCapturedIntoAGraphGivesTheDirectCallsBits) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 draw(seed);
+  const bool small = std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr;
+  struct shape {
+    std::int64_t m, n, k;
+    bool trans_a, trans_b;
+    std::int64_t batch;
+  };
+  std::vector<shape> shapes = {{256, 256, 256, false, false, 1}, {16, 2048, 3000, false, false, 1},
+                               {1023, 1023, 1023, true, false, 1}, {64, 64, 64, false, true, 64}};
+  if (!small) shapes.push_back({1000, 3000, 700, false, false, 1});
+  for (const shape& sh : shapes) {
+    SCOPED_TRACE(std::to_string(sh.m) + "x" + std::to_string(sh.n) + "x" + std::to_string(sh.k) + " batch " +
+                 std::to_string(sh.batch));
+    gemm_case chosen = case_of(sh.m, sh.n, sh.k, sh.trans_a, sh.trans_b);
+    const std::int64_t stride_a = gemm::rows_of_a(chosen.p) * chosen.p.lda;
+    const std::int64_t stride_b = gemm::rows_of_b(chosen.p) * chosen.p.ldb, stride_c = sh.m * sh.n;
+    chosen.p.batch = sh.batch;
+    device_copy<float> a(random_floats(draw, stride_a * sh.batch)), b(random_floats(draw, stride_b * sh.batch));
+    device_copy<float> c(std::vector<float>(static_cast<std::size_t>(stride_c * sh.batch), NAN));
+    const auto call = [&](cudaStream_t stream) {
+      const gemm::problem& p = chosen.p;
+      sgemm_strided_batched(p.trans_a ? op::transpose : op::none, p.trans_b ? op::transpose : op::none, p.m, p.n, p.k,
+                            1, a.data(), p.lda, stride_a, b.data(), p.ldb, stride_b, 0, c.data(), p.ldc, stride_c,
+                            sh.batch, stream);
+    };
+    const auto poison = [&] {
+      ASSERT_EQ(cudaMemset(c.data(), 0xff, c.held.bytes()), cudaSuccess);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    };
+    const auto expect_bits = [&](const std::vector<float>& expected, const std::string& what) {
+      const std::vector<float> got = c.read();
+      ASSERT_EQ(std::memcmp(got.data(), expected.data(), got.size() * sizeof(float)), 0) << what;
+    };
+    owned_stream used;
+    poison();
+    call(used.stream);
+    EXPECT_CUDA(cudaStreamSynchronize(used.stream));
+    const std::vector<float> expected = c.read();
+    for (const float x : expected) ASSERT_FALSE(std::isnan(x)) << "the direct call left an element unwritten";
+    for (const cudaStreamCaptureMode mode : {cudaStreamCaptureModeGlobal, cudaStreamCaptureModeThreadLocal}) {
+      owned_stream fresh;
+      for (cudaStream_t on : {fresh.stream, used.stream}) {
+        const std::string where = std::string(on == fresh.stream ? "a fresh stream" : "a used stream") +
+                                  (mode == cudaStreamCaptureModeGlobal ? ", global capture" : ", thread-local capture");
+        cudaGraph_t graph = nullptr;
+        EXPECT_CUDA(cudaStreamBeginCapture(on, mode));
+        call(on);
+        EXPECT_CUDA(cudaStreamEndCapture(on, &graph));
+        cudaGraphExec_t exec = nullptr;
+        EXPECT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+        for (int replay = 0; replay < 2; ++replay) {
+          poison();
+          EXPECT_CUDA(cudaGraphLaunch(exec, on));
+          EXPECT_CUDA(cudaStreamSynchronize(on));
+          expect_bits(expected, where + ", replay " + std::to_string(replay));
+        }
+        EXPECT_CUDA(cudaGraphExecDestroy(exec));
+        EXPECT_CUDA(cudaGraphDestroy(graph));
+      }
+    }
+    poison();
+    call(used.stream);
+    EXPECT_CUDA(cudaStreamSynchronize(used.stream));
+    expect_bits(expected, "a direct call after the captures");
   }
 }
 

@@ -86,6 +86,7 @@ void run_placed(const char* function, const problem& p, const operands& x, strea
     return;
   }
   const api::device_scope on_device(site.device);
+  const api::captured_workspaces_scope graph_frees(stream);  // inside a graph capture: the graph frees its own
   if (p.k > 0) {
     if (const dispatch_table* table = dispatch_table_for(site.device_name, site.capability)) {
       if (const auto pick = pick_step(*table, p)) {

@@ -9,6 +9,8 @@
 #include "swath/version.hpp"
 #if SWATH_WITH_CUDA
 #include <cuda_runtime.h>
+
+#include "../cuda/core/per_device.cuh"
 #endif
 
 namespace swath::api {
@@ -44,6 +46,13 @@ int stream_device(stream_t stream) {
     return device;
   }
   int device = 0;
+  if (cuda::capturing(stream)) {
+    // cudaStreamGetDevice is refused while the stream is captured (cudaErrorStreamCaptureUnsupported):
+    // the stream is taken to be the current device's, as a capture's launches must be. Operands on
+    // another device are refused by place_call; a stream of another device fails its first launch.
+    SWATH_CUDA_CHECK(cudaGetDevice(&device));
+    return device;
+  }
   SWATH_CUDA_CHECK(cudaStreamGetDevice(stream, &device));
   return device;
 }
@@ -119,6 +128,10 @@ device_scope::~device_scope() {
   if (previous_ >= 0) cudaSetDevice(previous_);
 }
 
+captured_workspaces_scope::~captured_workspaces_scope() {
+  cuda::free_captured_workspaces(static_cast<cudaStream_t>(stream_));
+}
+
 #else
 
 memory_place locate(const void*) { return {}; }
@@ -128,6 +141,7 @@ void require_code_for(const char* function, int) {
 call_site device_site(stream_t) { throw usage_error("swath: this build has no CUDA backend"); }
 device_scope::device_scope(int) {}
 device_scope::~device_scope() = default;
+captured_workspaces_scope::~captured_workspaces_scope() = default;
 
 #endif
 

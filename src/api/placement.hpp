@@ -55,6 +55,20 @@ class device_scope {
   int previous_ = -1;
 };
 
+// For the length of a device call: at its end, queues the frees of the workspaces the call's steps took
+// while `stream` was being captured into a CUDA graph (src/cuda/core/per_device.cuh), so that the graph
+// frees what it allocates; outside a capture it does nothing.
+class captured_workspaces_scope {
+ public:
+  explicit captured_workspaces_scope(stream_t stream) : stream_(stream) {}
+  ~captured_workspaces_scope();
+  captured_workspaces_scope(const captured_workspaces_scope&) = delete;
+  captured_workspaces_scope& operator=(const captured_workspaces_scope&) = delete;
+
+ private:
+  stream_t stream_;
+};
+
 // Checks that read as the argument's rule: "swath::sgemm: lda = 3 must be at least 4 (op(A)'s stored row)".
 [[noreturn]] void argument_error(const char* function, const std::string& message);
 inline void require(bool condition, const char* function, const std::string& message) {

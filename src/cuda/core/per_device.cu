@@ -72,7 +72,52 @@ unsigned long long stream_id(cudaStream_t stream) {
 
 }  // namespace
 
+bool capturing(cudaStream_t stream) {
+  if (stream == nullptr || stream == cudaStreamLegacy) return false;
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  SWATH_CUDA_CHECK(cudaStreamIsCapturing(stream, &status));
+  return status != cudaStreamCaptureStatusNone;
+}
+
+namespace {
+
+// The workspaces this thread's call has taken on a capturing stream: (stream, use) -> its buffer.
+// Thread-local: a capture and the call that records into it run on one thread.
+using captured_key = std::pair<cudaStream_t, int>;
+thread_local std::map<captured_key, held_buffer> captured_workspaces;
+
+void* captured_workspace(cudaStream_t stream, workspace_use use, std::size_t bytes, std::size_t zeroed_bytes,
+                         bool* fresh) {
+  held_buffer& held = captured_workspaces[{stream, static_cast<int>(use)}];
+  if (fresh != nullptr) *fresh = false;
+  if (held.bytes >= bytes && held.data != nullptr) return held.data;
+  if (held.data != nullptr) {
+    SWATH_CUDA_CHECK(cudaFreeAsync(held.data, stream));  // a graph free node, after the work that used it
+    held = {};
+  }
+  void* data = nullptr;
+  SWATH_CUDA_CHECK(cudaMallocAsync(&data, std::max<std::size_t>(bytes, 1), stream));  // a graph allocation node
+  held = {data, bytes};
+  if (zeroed_bytes > 0) SWATH_CUDA_CHECK(cudaMemsetAsync(data, 0, std::min(zeroed_bytes, bytes), stream));
+  if (fresh != nullptr) *fresh = true;
+  return data;
+}
+
+}  // namespace
+
+void free_captured_workspaces(cudaStream_t stream) noexcept {
+  for (auto it = captured_workspaces.begin(); it != captured_workspaces.end();) {
+    if (it->first.first == stream) {
+      (void)cudaFreeAsync(it->second.data, stream);
+      it = captured_workspaces.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
 void* stream_workspace(cudaStream_t stream, workspace_use use, std::size_t bytes, std::size_t zeroed_bytes, bool* fresh) {
+  if (capturing(stream)) return captured_workspace(stream, use, bytes, zeroed_bytes, fresh);
   const workspace_key wanted{current_device(), stream_id(stream), static_cast<int>(use)};
   const std::lock_guard lock(workspace_guard);
   held_buffer& held = workspaces[wanted];

@@ -74,8 +74,22 @@ enum class workspace_use : int {
 // (cudaMallocAsync) and cleared on the stream. Never synchronises. The buffers of a stream live until
 // release_stream_workspaces(stream) or the end of the process; they are keyed by the stream's
 // unique id (cudaStreamGetId), so a stream created later never inherits another's.
+//
+// While `stream` is being captured into a CUDA graph the buffer is the graph's own instead: allocated
+// (cudaMallocAsync) and zeroed inside the captured work, reused by the same call for the same use, and
+// freed inside it by free_captured_workspaces(stream) at the end of the library call. So every replay
+// of the graph allocates, zeroes and frees its own, the stream's kept buffers are neither read nor
+// grown by a capture, and nothing a graph owns outlives its replay.
 void* stream_workspace(cudaStream_t stream, workspace_use use, std::size_t bytes, std::size_t zeroed_bytes,
                        bool* fresh = nullptr);
+
+// Whether `stream` is being captured into a graph (the legacy default stream never is).
+bool capturing(cudaStream_t stream);
+
+// Queues the frees (cudaFreeAsync, captured too) of the workspaces this thread's call took on
+// `stream` during a capture; nothing outside one. Never throws: it also runs while an exception
+// leaves the call, where a failed free has nothing left to protect.
+void free_captured_workspaces(cudaStream_t stream) noexcept;
 
 }  // namespace swath::cuda
 
