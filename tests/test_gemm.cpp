@@ -255,6 +255,31 @@ TEST(GpuGemmSplitK, TheSameInputsGiveTheSameBitsEveryRun) {
   check_same_bits_every_run(find_variant("gemm/cuda/17_split_k"), {{{256, 256, 20000}}, "fit=128x128 splits=16"});
 }
 
+// Step 22 at every block tile with 2 and 7 splits (the last split of each tile adds the parts) and one
+// (handed to step 17), at the sizes and layouts of step 17's test: a tile whose rows end past M, K of
+// one slice a split, strided batches. Every element of every product is checked.
+TEST(GpuGemmLastSplitAdds, EveryTileSplitAndBatchMatchesTheReference) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const variant& v = find_variant("gemm/cuda/22_last_split_adds");
+  const bool small = std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr;  // the sanitizers: 7 splits only
+  for (const char* fit : {"256x128", "128x128", "64x256", "128x64", "64x128", "64x64"}) {
+    for (const char* splits : {"1", "2", "7"}) {
+      if (small && std::string_view(splits) != "7") continue;
+      ASSERT_NO_FATAL_FAILURE(check_every_layout_and_batch(
+          v, std::string("fit=") + fit + " splits=" + splits,
+          {bench::size_spec{{1, 1, 1}}, bench::size_spec{{70, 33, 300}}, bench::size_spec{{257, 129, 131}}}));
+    }
+  }
+  check_cases(v, {{{{256, 256, 20000}}, ""}, {{{3000, 64, 1000}}, "ld=padded"}, {{{5, 7, 0}}, "beta=0.5"}});
+}
+
+// The parts are added in split order whichever split arrives last: the same bits every run.
+TEST(GpuGemmLastSplitAdds, TheSameInputsGiveTheSameBitsEveryRun) {
+  SWATH_SKIP_WITHOUT_GPU();
+  check_same_bits_every_run(find_variant("gemm/cuda/22_last_split_adds"), {{{256, 256, 20000}}, "fit=128x128 splits=16"});
+  check_same_bits_every_run(find_variant("gemm/cuda/22_last_split_adds"), {{{767, 767, 767}}, "fit=256x128 splits=7"});
+}
+
 // Step 19 at every tile and group count it compiles, one split and three (the parts added in order),
 // ragged sizes, K of one slice (a group without slices), every op, padded rows, beta, and strided
 // batches; then what it hands to step 17 (groups=1, the 256 x 128 tile) and what it refuses. Every

@@ -65,6 +65,7 @@ const variant table[] = {
   {{"gemm/cuda/19_sliced_k", cuda, "17's tile with its warps doubled along K: 2 or 4 warp groups a block, each over its share of K, their sums added in shared memory; strided batches", "sgemm", per_k, false, device_memory, sliced_k_settings}, any_batched_gemm, cuda::sliced_k, gemm_work},
   {{"gemm/cuda/20_rewritten_operands", cuda, "op(A) and op(B) rewritten deep-major with 16-byte rows (a workspace), then 19 as op=tn: every copy 16 bytes; batches handed to 19", "sgemm", per_k, false, device_memory, sliced_k_settings}, any_batched_gemm, cuda::rewritten_operands, gemm_work},
   {{"gemm/cuda/21_streamed_tiles", cuda, "17's tile on a persistent grid: each block a run of equal length of the tiles of every product, their K slices streamed through one pipeline; strided batches", "sgemm", per_k, false, device_memory, streamed_tiles_settings}, any_batched_gemm, cuda::streamed_tiles, gemm_work},
+  {{"gemm/cuda/22_last_split_adds", cuda, "17 with K's parts added by the last split of each tile to arrive, in split order: no second launch; strided batches", "sgemm", per_k, false, device_memory, split_k_settings}, any_batched_gemm, cuda::last_split_adds, gemm_work},
 #endif
 };
 // clang-format on

@@ -42,5 +42,6 @@ support skinny_shape(const problem&);  // 18_skinny.cu: M <= 16, op(B) as stored
 void sliced_k(const problem&, const operands&, const launch_context&);         // 19_sliced_k.cu
 void rewritten_operands(const problem&, const operands&, const launch_context&); // 20_rewritten_operands.cu
 void streamed_tiles(const problem&, const operands&, const launch_context&);   // 21_streamed_tiles.cu
+void last_split_adds(const problem&, const operands&, const launch_context&);  // 22_last_split_adds.cu
 void cublas_sgemm(const problem&, const operands&, const launch_context&);     // vendor_cublas.cpp
 }  // namespace swath::gemm::cuda

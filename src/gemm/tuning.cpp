@@ -153,6 +153,14 @@ std::vector<candidate> candidates_for(const problem& p, int sms) {
       }
     }
   }
+  // Step 22 wherever step 17 splits K: the same tiles and splits, the parts added by the last split of
+  // each tile in the same launch.
+  const std::size_t listed = all.size();
+  for (std::size_t i = 0; i < listed; ++i) {
+    if (std::string_view(all[i].step) == "gemm/cuda/17_split_k" && !all[i].settings.ends_with(" splits=1")) {
+      all.push_back({"gemm/cuda/22_last_split_adds", all[i].settings});
+    }
+  }
   // Step 21 where a block streams several tiles: batches, and products of many tiles over a short K.
   if (p.batch > 1 || (p.k <= 256 && tiles_of(64, 64) >= 8 * sms)) {
     for (const char* fit : {"128x128", "64x128", "64x64"}) all.push_back({"gemm/cuda/21_streamed_tiles", std::string("fit=") + fit});

@@ -63,6 +63,7 @@ enum class workspace_use : int {
   tail_records,     // step 16: the whole tiles' start records, the published plan and the claims
   split_parts,      // steps 17-18: each split of K's partial sums, added in order by sum_parts
   split_counters,   // step 18: arrivals a column block, zero when new and left at zero by every launch
+  tile_arrivals,    // step 22: arrivals a tile, zero when new and left at zero by every launch
   count
 };
 

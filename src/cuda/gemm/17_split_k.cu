@@ -104,15 +104,6 @@ void sum_parts(const problem& p, const float* parts, int splits, float* c, std::
   SWATH_CHECK_LAST();
 }
 
-namespace {
-
-// How a problem is cut: a tile, a number of splits of K, and the model's estimate.
-struct split_plan {
-  int tile = 0;  // index into fitted_tiles
-  int splits = 1;
-  double seconds = 0;
-};
-
 split_plan plan_split(const problem& p, const split_choice& chosen, int sms) {
   split_plan best;
   best.seconds = std::numeric_limits<double>::infinity();
@@ -138,8 +129,6 @@ split_plan plan_split(const problem& p, const split_choice& chosen, int sms) {
   best.splits = static_cast<int>(std::min<std::int64_t>(best.splits, slices));
   return best;
 }
-
-}  // namespace
 
 void split_k_with_pad(const problem& p, const operands& x, const launch_context& launch, readable_widths readable) {
   const split_plan plan = plan_split(p, split_choice_of(launch), std::max(launch.sm_count, 1));

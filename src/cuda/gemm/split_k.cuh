@@ -1,8 +1,9 @@
 #pragma once
-// What steps 17, 18 and 19 share: K cut into `splits` ranges whose partial sums land in a workspace of the
-// stream, then one pass that adds them in split order and applies alpha and beta. The order of the
-// additions is fixed (split 0 first), so the same inputs give the same bits on every run, whatever the
-// timing: unlike atomics, and unlike stream-K's "last to arrive adds" only in needing a second launch.
+// What steps 17, 18, 19 and 22 share: K cut into `splits` ranges whose partial sums land in a workspace
+// of the stream, then one pass that adds them in split order and applies alpha and beta (step 22: the
+// last split of each tile to arrive adds them, no second launch). The order of the additions is fixed
+// (split 0 first), so the same inputs give the same bits on every run, whatever the timing: unlike
+// atomics.
 //
 // Layout of the parts: for the launch's batches b (relative to its first), splits s, then C's M rows of
 // parts_ld(N) floats (N rounded up to 4): part(b, s) = parts + (b · splits + s) · M · parts_ld(N), row i
@@ -11,8 +12,8 @@
 // for 4 sectors' bytes, and 767³ ran 49.4 µs against 768³'s 36 (H200; docs/journal/gemm.md, "The
 // parts' rows").
 //
-// Steps 17 and 19 also share their block tiles, wave model, kernel and launch (below): step 17 runs the
-// kernel with one group of warps a block, step 19 with 2 or 4.
+// Steps 17, 19 and 22 also share their block tiles, wave model, kernel and launch (below): step 17 runs
+// the kernel with one group of warps a block, step 19 with 2 or 4, step 22 as 17 with LastAdds.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -36,6 +37,13 @@ inline std::int64_t part_floats(const problem& p, std::int64_t batches, int spli
 inline float* split_parts_workspace(cudaStream_t stream, std::int64_t floats) {
   return static_cast<float*>(swath::cuda::stream_workspace(stream, swath::cuda::workspace_use::split_parts,
                                                            static_cast<std::size_t>(floats) * 4, 0));
+}
+
+// Step 22's arrival counters, one a tile of each product of a launch: zero when new, and every launch
+// leaves them at zero.
+inline unsigned* tile_arrivals_workspace(cudaStream_t stream, std::int64_t tiles) {
+  const auto bytes = static_cast<std::size_t>(tiles) * sizeof(unsigned);
+  return static_cast<unsigned*>(swath::cuda::stream_workspace(stream, swath::cuda::workspace_use::tile_arrivals, bytes, bytes));
 }
 
 // C_b[i][j] = alpha · (part(b, 0) + part(b, 1) + … ) + beta · C_b[i][j] for batches [batch0, batch0 +
@@ -98,7 +106,71 @@ inline double modeled_seconds(const problem& p, const fitted_tile& t, int splits
   return seconds;
 }
 
-// ---- The kernel of steps 17 and 19 ----------------------------------------------------------------
+// ---- The kernel of steps 17, 19 and 22 ------------------------------------------------------------
+
+// Step 22: after every split of a tile has stored its part, the last one to arrive (an arrival counter
+// a tile, zero when new and left at zero) adds the parts in split order and stores C's tile, so no
+// second launch reads them: the same order of adds as sum_parts, the same bits every run whichever
+// split arrives last. It reads its own part back too (from L2, where it just went) rather than keep its
+// sums live beside the total: with both, the 8 × 16 tiles took 255 registers and 696 bytes of stack.
+// Parts are read with ld.global.cg (L2: other SMs wrote them, and L1 is not coherent with their
+// writes), and added and stored half the thread's rows at a time (all 8 rows of the 8 × 16 tiles took
+// 255 registers and 200 bytes of stack); the parts' rows are 16-byte aligned and a thread's four
+// columns start at a multiple of 4, so each is one 16-byte load. Rows past M were never stored and are
+// neither read nor stored.
+template <int ThreadN>
+__device__ __forceinline__ void add_parts_if_last(const problem& p, float* c, bool c_vector_ok, const float* parts,
+                                                  int splits, unsigned* arrival, std::int64_t i0, std::int64_t j0,
+                                                  int row0, int column0) {
+  __shared__ bool last;
+  __threadfence();  // this block's part is visible before its arrival counts
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const unsigned arrived = atomicAdd(arrival, 1u);
+    last = arrived == static_cast<unsigned>(splits) - 1;
+    if (last) *arrival = 0;  // for the next launch on this stream
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();  // the other splits' parts are read after their arrivals
+  const std::int64_t ld = parts_ld(p), per_part = p.m * ld;
+  SWATH_UNROLL
+  for (int half = 0; half < 2; ++half) {  // rows row0 + {0..3}, then row0 + 32 + {0..3}
+    float total[4][ThreadN];
+    for (int part = 0; part < splits; ++part) {
+      float4 four[4][ThreadN / 4];
+      SWATH_UNROLL
+      for (int r = 0; r < 4; ++r) {
+        const std::int64_t i = i0 + row0 + r + half * 32;
+        SWATH_UNROLL
+        for (int j = 0; j < ThreadN / 4; ++j) {
+          const std::int64_t column = j0 + column0 + 16 * j;
+          four[r][j] = i < p.m && column < ld
+                           ? __ldcg(reinterpret_cast<const float4*>(parts + part * per_part + i * ld + column))
+                           : make_float4(0, 0, 0, 0);
+        }
+      }
+      SWATH_UNROLL
+      for (int r = 0; r < 4; ++r) {
+        SWATH_UNROLL
+        for (int j = 0; j < ThreadN / 4; ++j) {
+          const float values[4] = {four[r][j].x, four[r][j].y, four[r][j].z, four[r][j].w};
+          SWATH_UNROLL
+          for (int q = 0; q < 4; ++q) total[r][4 * j + q] = part == 0 ? values[q] : total[r][4 * j + q] + values[q];
+        }
+      }
+    }
+    SWATH_UNROLL
+    for (int r = 0; r < 4; ++r) {
+      SWATH_UNROLL
+      for (int j = 0; j < ThreadN / 4; ++j) {
+        store_four(p, c, c_vector_ok, i0 + row0 + r + half * 32, j0 + column0 + 16 * j,
+                   make_float4(total[r][4 * j], total[r][4 * j + 1], total[r][4 * j + 2], total[r][4 * j + 3]));
+      }
+    }
+  }
+}
+
 
 // Tile blockIdx.x (row-major over C's tiles), split blockIdx.y of K's slices, product batch0 +
 // blockIdx.z. One split: C's tile = alpha · sum + beta · C. More: the raw sum into the split's part.
@@ -106,11 +178,14 @@ inline double modeled_seconds(const problem& p, const fitted_tile& t, int splits
 // then groups 1.. leave their sums in shared memory (the stages, free by then) and group 0 adds them in
 // group order and stores the tile. Its registers as ptxas wants them (145-255 a thread): capped at 128
 // for two blocks an SM of 256 threads, the kernels with a transposing copy spilled 36-188 bytes a thread.
-template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages, int Groups, copy_mode AMode, copy_mode BMode>
+// LastAdds (step 22): the last of a tile's splits to arrive adds the parts itself (add_parts_if_last).
+template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages, int Groups, copy_mode AMode, copy_mode BMode,
+          bool LastAdds = false>
 __global__ void __launch_bounds__(Groups * pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>::threads,
                                   Groups == 1 ? pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>::blocks_per_sm : 1)
     split_tile_kernel(problem p, operand_view a, operand_view b, float* c, bool c_vector_ok, int splits, float* parts,
-                      std::int64_t batch0) {
+                      std::int64_t batch0, unsigned* arrivals) {
+  static_assert(!LastAdds || Groups == 1, "step 22 takes step 17's blocks (its barrier is the block's)");
   using s = pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>;
   extern __shared__ __align__(16) float stages[];
   const std::int64_t batch = batch0 + blockIdx.z;
@@ -178,7 +253,24 @@ __global__ void __launch_bounds__(Groups * pipeline_shape<BlockM, BlockN, BlockK
     out_vector_ok = reinterpret_cast<std::uintptr_t>(parts) % 16 == 0;  // cudaMallocAsync's are; rows 16 bytes apart
   }
   store_tile(target, out, out_vector_ok, i0, j0, row0, column0, sum);
+  if constexpr (LastAdds) {
+    if (splits > 1) {
+      add_parts_if_last<ThreadN>(p, c + batch * p.stride_c, c_vector_ok,
+                                 parts + static_cast<std::int64_t>(blockIdx.z) * splits * p.m * target.ldc, splits,
+                                 arrivals + static_cast<std::int64_t>(blockIdx.z) * gridDim.x + blockIdx.x, i0, j0,
+                                 row0, column0);
+    }
+  }
 }
+
+// How a problem is cut: a tile, a number of splits of K, and the model's estimate (17_split_k.cu: for
+// each tile and split count the modeled time, the least wins; a setting given is taken as it is).
+struct split_plan {
+  int tile = 0;  // index into fitted_tiles
+  int splits = 1;
+  double seconds = 0;
+};
+split_plan plan_split(const problem& p, const split_choice& chosen, int sms);
 
 // How far along its rows the kernel may read op(A) and op(B) (0: their own widths, M and N). Step 20's
 // rewrites pad their rows with zeros to a whole 128 bytes, so the edge tiles' copies of 1023³ are
@@ -191,7 +283,7 @@ void sliced_k_with_pad(const problem& p, const operands& x, const launch_context
 
 // The tile's kernel over C's tiles, `splits` splits of K and the batch (several launches where the
 // parts would pass 64 Mi floats), then the parts' sum where K is split.
-template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages, int Groups>
+template <int BlockM, int BlockN, int BlockK, int ThreadN, int Stages, int Groups, bool LastAdds = false>
 void launch_split(const problem& p, const operands& x, int splits, const launch_context& launch,
                   readable_widths readable) {
   using s = pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>;
@@ -209,15 +301,16 @@ void launch_split(const problem& p, const operands& x, int splits, const launch_
   const bool c_vector_ok = c_takes_vectors(p, x.c);
   with_copy_modes(a, b, [&](auto a_mode, auto b_mode) {
     constexpr auto kernel =
-        split_tile_kernel<BlockM, BlockN, BlockK, ThreadN, Stages, Groups, a_mode.value, b_mode.value>;
+        split_tile_kernel<BlockM, BlockN, BlockK, ThreadN, Stages, Groups, a_mode.value, b_mode.value, LastAdds>;
     (void)prepare_kernel(kernel, threads, shared_bytes);
     for (std::int64_t batch0 = 0; batch0 < p.batch; batch0 += per_launch) {
       const std::int64_t batches = std::min(per_launch, p.batch - batch0);
       float* parts = splits > 1 ? split_parts_workspace(stream, part_floats(p, batches, splits)) : nullptr;
+      unsigned* arrivals = LastAdds && splits > 1 ? tile_arrivals_workspace(stream, tiles * batches) : nullptr;
       const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(splits), static_cast<unsigned>(batches));
-      kernel<<<grid, threads, shared_bytes, stream>>>(p, a, b, x.c, c_vector_ok, splits, parts, batch0);
+      kernel<<<grid, threads, shared_bytes, stream>>>(p, a, b, x.c, c_vector_ok, splits, parts, batch0, arrivals);
       SWATH_CHECK_LAST();
-      if (splits > 1) sum_parts(p, parts, splits, x.c, batch0, batches, launch);
+      if (splits > 1 && !LastAdds) sum_parts(p, parts, splits, x.c, batch0, batches, launch);
     }
   });
 }

@@ -1,0 +1,35 @@
+// CUDA step 22: step 17 with K's parts added by the last split of each tile to arrive, in the same
+// launch (split_k.cuh, add_parts_if_last).
+// - What changed from 17: step 17's splits end with a second launch, sum_parts, that reads every part
+//   back and writes C. Where a product takes 10-40 µs that pass is a large share: 256³ on the H200 ran
+//   step 17's kernel in 10.8 µs and the pass in 3.5 (ncu), with the stream's gap between the two
+//   launches on top; 767³ 38-40 and 6-10. Here each split stores its part, counts its arrival on the
+//   tile's counter, and the last to arrive reads the parts back from L2 and stores C's tile: one launch,
+//   the adds in split order as in sum_parts (the same bits every run, whichever split is last), and a
+//   tile's parts read by one block while the other tiles still compute.
+// - Settings: fit and splits as step 17's (one split: step 17 runs it, there is nothing to add).
+// - Prediction (H200, the stream held so the GPU's time is timed, against step 17 at the same tile and
+//   splits): 256³ in 8 splits 11.3 → ~9 µs (the pass and one launch gap gone, the last block's reads
+//   of 8 parts ~1 µs), 255³-512³ 10-20% faster, 767³ and 768³ in 7 splits 34 → ~30 µs; nothing with
+//   one split moves.
+// - Outcome: not measured yet (written without a GPU; docs/journal/gemm.md, step 22).
+#include <algorithm>
+
+#include "split_k.cuh"
+
+namespace swath::gemm::cuda {
+
+void last_split_adds(const problem& p, const operands& x, const launch_context& launch) {
+  const split_plan plan = plan_split(p, split_choice_of(launch), std::max(launch.sm_count, 1));
+  if (plan.splits == 1) return split_k(p, x, launch);
+  switch (plan.tile) {
+    case 0: return launch_split<256, 128, 8, 16, 3, 1, true>(p, x, plan.splits, launch, {});
+    case 1: return launch_split<128, 128, 16, 16, 4, 1, true>(p, x, plan.splits, launch, {});
+    case 2: return launch_split<64, 256, 16, 16, 4, 1, true>(p, x, plan.splits, launch, {});
+    case 3: return launch_split<128, 64, 16, 8, 4, 1, true>(p, x, plan.splits, launch, {});
+    case 4: return launch_split<64, 128, 16, 8, 4, 1, true>(p, x, plan.splits, launch, {});
+    default: return launch_split<64, 64, 16, 8, 4, 1, true>(p, x, plan.splits, launch, {});
+  }
+}
+
+}  // namespace swath::gemm::cuda
