@@ -12,7 +12,13 @@
 //   splits): 256³ in 8 splits 11.3 → ~9 µs (the pass and one launch gap gone, the last block's reads
 //   of 8 parts ~1 µs), 255³-512³ 10-20% faster, 767³ and 768³ in 7 splits 34 → ~30 µs; nothing with
 //   one split moves.
-// - Outcome: not measured yet (written without a GPU; docs/journal/gemm.md, step 22).
+// - Outcome (H200, 7551cf4, held timing, every op at 255³-768³ and 32³-128³): slower than step 17 at
+//   every shape and setting, 1.17-1.54x at each shape's best: 256³ nn 128 × 64 in 8 splits 11.5 →
+//   18.6 µs, in 2 splits 15.8 → 18.2; 256 × 128 in 8 splits 15.6 → 33.5; 768³ in 7 splits 33.6 →
+//   48.6. The pass it removes ran on every SM; here a tile's adding falls on one block, which reads
+//   splits × the tile (256 × 128 in 8 splits: 1 MB) at one SM's share of L2 bandwidth (~60-120 GB/s:
+//   8-17 µs, measured +18), after the tile's other splits have finished. Not profiled. The tuner
+//   never picks it; kept as the measured answer (docs/journal/gemm.md, step 22).
 #include <algorithm>
 
 #include "split_k.cuh"
