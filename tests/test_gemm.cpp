@@ -228,6 +228,9 @@ void check_every_layout_and_batch(const variant& v, const std::string& tiled,
   }
 }
 
+// The block tiles steps 17 and 22 compile (fitted_tiles in split_k.cuh), as fit= names them.
+constexpr const char* split_k_tiles[] = {"256x128", "128x128", "64x256", "128x64", "64x128", "64x64"};
+
 // Step 17 at every block tile and several splits of K (one split: C written directly; more: the parts
 // added in order), ragged sizes, every op, padded rows (every copy float by float), beta, and strided
 // batches whose strides keep or break 16-byte alignment. Every element of every product is checked.
@@ -236,7 +239,7 @@ TEST(GpuGemmSplitK, EveryTileSplitAndBatchMatchesTheReference) {
   const variant& v = find_variant("gemm/cuda/17_split_k");
   // Under the sanitizers (SWATH_SMALL_GPU_TESTS) one split and seven: each tile's two store paths.
   const bool small = std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr;
-  for (const char* fit : {"256x128", "128x128", "64x256", "128x64", "64x128", "64x64"}) {
+  for (const char* fit : split_k_tiles) {
     for (const char* splits : {"1", "2", "7"}) {
       if (small && std::string_view(splits) == "2") continue;
       ASSERT_NO_FATAL_FAILURE(check_every_layout_and_batch(
@@ -262,7 +265,7 @@ TEST(GpuGemmLastSplitAdds, EveryTileSplitAndBatchMatchesTheReference) {
   SWATH_SKIP_WITHOUT_GPU();
   const variant& v = find_variant("gemm/cuda/22_last_split_adds");
   const bool small = std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr;  // the sanitizers: 7 splits only
-  for (const char* fit : {"256x128", "128x128", "64x256", "128x64", "64x128", "64x64"}) {
+  for (const char* fit : split_k_tiles) {
     for (const char* splits : {"1", "2", "7"}) {
       if (small && std::string_view(splits) != "7") continue;
       ASSERT_NO_FATAL_FAILURE(check_every_layout_and_batch(
