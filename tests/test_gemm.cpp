@@ -229,7 +229,7 @@ void check_every_layout_and_batch(const variant& v, const std::string& tiled,
 }
 
 // The block tiles steps 17 and 22 compile (fitted_tiles in split_k.cuh), as fit= names them.
-constexpr const char* split_k_tiles[] = {"256x128", "128x128", "64x256", "128x64", "64x128", "64x64"};
+constexpr const char* split_k_tiles[] = {"256x128", "128x128", "64x256", "128x64", "64x128", "64x64", "64x32"};
 
 // Step 17 at every block tile and several splits of K (one split: C written directly; more: the parts
 // added in order), ragged sizes, every op, padded rows (every copy float by float), beta, and strided
@@ -252,10 +252,32 @@ TEST(GpuGemmSplitK, EveryTileSplitAndBatchMatchesTheReference) {
                   {{{5, 7, 0}}, "beta=0.5"}});
 }
 
-// The parts are added in split order: the same bits every run.
+// The parts' pass as the tiles' programmatic dependent (pass=dependent): steps 17 and 19 at a tile of
+// each width class (256 × 128, 128 × 64, 64 × 32; 64 × 64 in 2 groups), 3 and 7 splits, the layouts and
+// batches above. Every element of every product is checked: a pass that read a part before the tiles
+// stored it would leave C's tiles short of splits.
+TEST(GpuGemmSplitK, TheDependentPassMatchesTheReference) {
+  SWATH_SKIP_WITHOUT_GPU();
+  const bool small = std::getenv("SWATH_SMALL_GPU_TESTS") != nullptr;  // the sanitizers: 7 splits only
+  for (const char* tiled : {"fit=256x128", "fit=128x64", "fit=64x32"}) {
+    for (const char* splits : {"3", "7"}) {
+      if (small && std::string_view(splits) == "3") continue;
+      ASSERT_NO_FATAL_FAILURE(check_every_layout_and_batch(
+          find_variant("gemm/cuda/17_split_k"), std::string(tiled) + " splits=" + splits + " pass=dependent",
+          {bench::size_spec{{70, 33, 300}}, bench::size_spec{{257, 129, 131}}}));
+    }
+  }
+  ASSERT_NO_FATAL_FAILURE(check_every_layout_and_batch(find_variant("gemm/cuda/19_sliced_k"),
+                                                       "fit=64x64 groups=2 splits=3 pass=dependent",
+                                                       {bench::size_spec{{257, 129, 131}}}));
+}
+
+// The parts are added in split order: the same bits every run, whichever way the pass is launched.
 TEST(GpuGemmSplitK, TheSameInputsGiveTheSameBitsEveryRun) {
   SWATH_SKIP_WITHOUT_GPU();
   check_same_bits_every_run(find_variant("gemm/cuda/17_split_k"), {{{256, 256, 20000}}, "fit=128x128 splits=16"});
+  check_same_bits_every_run(find_variant("gemm/cuda/17_split_k"),
+                            {{{256, 256, 20000}}, "fit=64x32 splits=16 pass=dependent"});
 }
 
 // Step 22 at every block tile with 2 and 7 splits (the last split of each tile adds the parts) and one
@@ -670,16 +692,19 @@ TEST(GemmPolicies, EachSettingIsReadFromTheLaunchOrItsDefault) {
   EXPECT_EQ(path_of(launch_choosing("tma=off strip=on"), strip_setting), path_choice::always);
   EXPECT_TRUE(weighted_shares_of(launch_choosing("")));
   EXPECT_FALSE(weighted_shares_of(launch_choosing("shares=even")));
+  EXPECT_FALSE(dependent_pass_of(launch_choosing("")));
+  EXPECT_TRUE(dependent_pass_of(launch_choosing("pass=dependent")));
   // A library call chooses none: every default.
   EXPECT_EQ(tile_policy_of(launch_context{}), tile_policies[0]);
   EXPECT_THROW(block_walk_of(small, launch_choosing("order=diagonal")), usage_error);
   EXPECT_THROW(tile_policy_of(launch_choosing("policy=100x100x8")), usage_error);
   EXPECT_THROW(path_of(launch_choosing("narrow=1"), narrow_setting), usage_error);
   EXPECT_THROW(weighted_shares_of(launch_choosing("shares=fair")), usage_error);
+  EXPECT_THROW(dependent_pass_of(launch_choosing("pass=later")), usage_error);
   EXPECT_THROW(persistent_blocks_of(launch_choosing("blocks=0")), usage_error);
   // The lab refuses them before anything runs, from the same records.
   const variant_info& balanced = find_variant("gemm/cpu/03_column").info;
-  for (const char* bad : {"order=diagonal", "tma=yes", "narrow=1", "shares=fair", "blocks=0"}) {
+  for (const char* bad : {"order=diagonal", "tma=yes", "narrow=1", "shares=fair", "blocks=0", "pass=later", "fit=32x32"}) {
     const std::string text = bad;
     const auto equals = text.find('=');
     EXPECT_THROW(family().configurations(balanced, {{text.substr(0, equals), {text.substr(equals + 1)}}}), usage_error) << bad;

@@ -101,13 +101,21 @@ bool weighted_shares_of(const launch_context& launch) {
   return chosen == "weighted";
 }
 
+bool dependent_pass_of(const launch_context& launch) {
+  const std::string_view chosen = launch.setting(pass_setting);
+  if (chosen != "launch" && chosen != "dependent") {
+    throw usage_error("pass=" + std::string(chosen) + ": expected launch or dependent");
+  }
+  return chosen == "dependent";
+}
+
 split_choice split_choice_of(const launch_context& launch) {
   split_choice chosen;
   const std::string_view fit = launch.setting(fit_setting);
   if (fit != "auto") {
     const std::size_t x = fit.find('x');
     const auto bad = [&] {
-      return usage_error("fit=" + std::string(fit) + ": expected auto, 256x128, 128x128, 64x256, 128x64, 64x128 or 64x64");
+      return usage_error("fit=" + std::string(fit) + ": expected auto, 256x128, 128x128, 64x256, 128x64, 64x128, 64x64 or 64x32");
     };
     if (x == std::string_view::npos) throw bad();
     const std::string m(fit.substr(0, x)), n(fit.substr(x + 1));

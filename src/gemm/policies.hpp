@@ -27,9 +27,10 @@ inline constexpr parameter strip_setting{"strip", "auto|on|off", "auto", "the la
 inline constexpr parameter narrow_setting{"narrow", "auto|on|off", "auto", "256 x 96 tiles; auto: where they fill the SMs' waves and 256 x 128 do not"};
 inline constexpr parameter tma_setting{"tma", "auto|on|off", "auto", "the copy engine's kernels; auto: where 256 x 128 tiles make two or more waves, 90% full (step 16: any fill), and the operands' rewrite is cheap"};
 inline constexpr parameter register_rows_setting{"rows", "1|2|4|8", "8", "rows of C a thread's register tile holds (32 columns wide)"};
-inline constexpr parameter fit_setting{"fit", "auto|256x128|128x128|64x256|128x64|64x128|64x64", "auto", "steps 17, 19-22's block tile (21: 128x128, 64x128 or 64x64); auto: the step's model (17_split_k.cu, 19_sliced_k.cu, 21_streamed_tiles.cu; 22 as 17)"};
+inline constexpr parameter fit_setting{"fit", "auto|256x128|128x128|64x256|128x64|64x128|64x64|64x32", "auto", "steps 17, 19-22's block tile (19: 128x128 to 64x64; 21: 128x128, 64x128 or 64x64; 64x32: steps 17 and 22, never chosen by auto); auto: the step's model (17_split_k.cu, 19_sliced_k.cu, 21_streamed_tiles.cu; 22 as 17)"};
 inline constexpr parameter splits_setting{"splits", "auto|N", "auto", "ranges K is cut into, their sums added in order; auto: the wave model's (steps 17-20, 22)"};
 inline constexpr parameter groups_setting{"groups", "auto|1|2|4", "auto", "steps 19 and 20's warp groups a block, each over its share of the block's K, their sums added in group order; 1: step 17; auto: the wave model's"};
+inline constexpr parameter pass_setting{"pass", "launch|dependent", "launch", "where K is split (steps 17, 19, 20): the parts' sum as a second launch behind the tiles, or the same launched as their programmatic dependent, its blocks placed as the tiles end"};
 inline constexpr parameter shares_setting{"shares", "weighted|even", "weighted", "the tail's shares: weighted by when each SM frees (fastest), or even (the same bits every run)"};
 
 // ---- The policies ------------------------------------------------------------------------------
@@ -75,6 +76,9 @@ struct split_choice {
   int splits = 0;                // 0: auto
 };
 split_choice split_choice_of(const launch_context& launch);
+
+// Steps 17, 19 and 20: whether the parts' sum is launched as the tiles' programmatic dependent.
+bool dependent_pass_of(const launch_context& launch);
 
 // Step 19: the warp groups a block chosen (1, 2 or 4), or 0 where the step's model decides.
 int warp_groups_of(const launch_context& launch);

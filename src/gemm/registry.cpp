@@ -18,9 +18,9 @@ constexpr parameter tile = tile_setting, column_width = column_width_setting, ca
                     order = order_setting, policy = policy_setting, blocks = blocks_setting,
                     strip = strip_setting, narrow = narrow_setting, tma = tma_setting, shares = shares_setting,
                     rows = register_rows_setting, fit = fit_setting, splits = splits_setting,
-                    groups = groups_setting;
+                    groups = groups_setting, pass = pass_setting;
 
-constexpr parameter every_setting[] = {tile, column_width, cache, rows, order, policy, blocks, strip, narrow, tma, shares, fit, splits, groups};
+constexpr parameter every_setting[] = {tile, column_width, cache, rows, order, policy, blocks, strip, narrow, tma, shares, fit, splits, groups, pass};
 constexpr parameter tiled_settings[] = {tile, cache};
 constexpr parameter column_settings[] = {column_width, cache};
 constexpr parameter register_tile_settings[] = {column_width, cache, rows};
@@ -31,9 +31,10 @@ constexpr parameter strip_settings[] = {order, column_width, cache, blocks, stri
 constexpr parameter wave_fitted_settings[] = {order, column_width, cache, blocks, strip, narrow};
 constexpr parameter copy_engine_settings[] = {order, column_width, cache, blocks, strip, narrow, tma};
 constexpr parameter balanced_tail_settings[] = {order, column_width, cache, blocks, strip, narrow, tma, shares};
-constexpr parameter split_k_settings[] = {fit, splits};
+constexpr parameter split_k_settings[] = {fit, splits, pass};
+constexpr parameter last_split_adds_settings[] = {fit, splits};  // no second launch to make dependent
 constexpr parameter skinny_settings[] = {splits};
-constexpr parameter sliced_k_settings[] = {fit, splits, groups};
+constexpr parameter sliced_k_settings[] = {fit, splits, groups, pass};
 constexpr parameter streamed_tiles_settings[] = {fit, blocks};
 
 // clang-format off
@@ -65,7 +66,7 @@ const variant table[] = {
   {{"gemm/cuda/19_sliced_k", cuda, "17's tile with its warps doubled along K: 2 or 4 warp groups a block, each over its share of K, their sums added in shared memory; strided batches", "sgemm", per_k, false, device_memory, sliced_k_settings}, any_batched_gemm, cuda::sliced_k, gemm_work},
   {{"gemm/cuda/20_rewritten_operands", cuda, "op(A) and op(B) rewritten deep-major with 16-byte rows (a workspace), then 19 as op=tn: every copy 16 bytes; batches handed to 19", "sgemm", per_k, false, device_memory, sliced_k_settings}, any_batched_gemm, cuda::rewritten_operands, gemm_work},
   {{"gemm/cuda/21_streamed_tiles", cuda, "17's tile on a persistent grid: each block a run of equal length of the tiles of every product, their K slices streamed through one pipeline; strided batches", "sgemm", per_k, false, device_memory, streamed_tiles_settings}, any_batched_gemm, cuda::streamed_tiles, gemm_work},
-  {{"gemm/cuda/22_last_split_adds", cuda, "17 with K's parts added by the last split of each tile to arrive, in split order: no second launch; strided batches", "sgemm", per_k, false, device_memory, split_k_settings}, any_batched_gemm, cuda::last_split_adds, gemm_work},
+  {{"gemm/cuda/22_last_split_adds", cuda, "17 with K's parts added by the last split of each tile to arrive, in split order: no second launch; strided batches", "sgemm", per_k, false, device_memory, last_split_adds_settings}, any_batched_gemm, cuda::last_split_adds, gemm_work},
 #endif
 };
 // clang-format on

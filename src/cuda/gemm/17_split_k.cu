@@ -25,6 +25,23 @@
 //   so 767³ and 768³ 3-5 µs faster. Outcome (H200, one binary A/B): 767³ 38.5 → 34.8 µs, 768³ 37.8 →
 //   33.5 (10-14%), 511³-512³ 5-16%, nothing slower. docs/journal/gemm.md, "The parts' pass: the branch
 //   landed, dependent launches, quads, and the rewrites in one launch".
+// - v4: a seventh tile, 64 × 32 of 2 warps at 8 × 4 a thread (step 21's micro-tile), taken only when
+//   asked for (fit=64x32: the tuner's candidates where it makes under four waves of tiles), not by the
+//   model. Why: on the GPU alone 255³-512³ run 0.70-0.99x cuBLAS (H200). At 256³ the best, 128 × 64 in
+//   8 splits, is 64 blocks of 4 warps: 68 SMs idle, and each thread 8 × 8 outputs over 32 of K, 2048
+//   FMAs in a chain of shared loads with one warp a scheduler (0.23 issued a cycle, ncu). 64 × 32 in 8
+//   splits is 256 blocks of 2 warps on every SM, each thread 1024 FMAs, as cuBLAS's 32 × 32 tiles of
+//   2 warps in 4 splits (256 blocks, 16 outputs over 64 of K). Prediction (H200, held timing, against
+//   the committed table's choices): 256³ 11.2 → 9-10 µs (0.88x → 0.98-1.08x), 255³ 13.2 → 10-11 µs,
+//   511³-512³ within ±5% (their tiles already fill the SMs); 64³-128³ and 64-128 × 64-128 × 1024
+//   10-20% faster. Outcome: not measured yet (written without a GPU).
+// - v5: pass=dependent launches the parts' pass as the tiles' programmatic dependent: the tile kernel
+//   lets it be placed once its main loop is done (griddepcontrol.launch_dependents), and the pass waits
+//   at entry for the whole grid (griddepcontrol.wait; launched plainly both are no-ops, so the default,
+//   pass=launch, is v3's). A setting for the tuner, not a default: in a trial timed as queued (fourth
+//   session) the same trigger made 511³-512³ 3-8% faster and 767³-768³ 2.5-3.5% slower. Prediction
+//   (H200, held timing): the second launch's gap, ~1 µs, off the products of 10-20 µs (256³-512³ 5-8%),
+//   767³-768³ level or slower, so the tuner takes it at the small ones only. Outcome: not measured yet.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -46,6 +63,9 @@ namespace swath::gemm::cuda {
 template <bool Small>
 __global__ void sum_parts_kernel(problem p, const float* parts, int splits, float* c, bool c_vector_ok,
                                  std::int64_t batch0, std::int64_t batches) {
+  // Launched as the tiles' programmatic dependent (pass=dependent): wait here until they have ended and
+  // their parts are visible. Launched plainly, the stream has already waited and this returns at once.
+  asm volatile("griddepcontrol.wait;" ::: "memory");
   const std::int64_t ld = parts_ld(p), per_part = p.m * ld, quads_per_row = ld / 4;
   const std::int64_t total = batches * p.m * quads_per_row;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
@@ -93,15 +113,28 @@ __global__ void sum_parts_kernel(problem p, const float* parts, int splits, floa
 }
 
 void sum_parts(const problem& p, const float* parts, int splits, float* c, std::int64_t batch0, std::int64_t batches,
-               const launch_context& launch) {
+               const launch_context& launch, bool dependent) {
   constexpr int threads = 256;
   const std::int64_t most = static_cast<std::int64_t>(std::max(launch.sm_count, 1)) * 8;
   const std::int64_t quads = batches * p.m * (parts_ld(p) / 4);
   const bool c_vector_ok = c_takes_vectors(p, c);
   const auto blocks = static_cast<unsigned>(std::clamp<std::int64_t>((quads + threads - 1) / threads, 1, most));
   const auto kernel = quads < (std::int64_t{1} << 31) ? sum_parts_kernel<true> : sum_parts_kernel<false>;
-  kernel<<<blocks, threads, 0, stream_of(launch)>>>(p, parts, splits, c, c_vector_ok, batch0, batches);
-  SWATH_CHECK_LAST();
+  if (!dependent) {
+    kernel<<<blocks, threads, 0, stream_of(launch)>>>(p, parts, splits, c, c_vector_ok, batch0, batches);
+    SWATH_CHECK_LAST();
+    return;
+  }
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(threads);
+  config.stream = stream_of(launch);
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  SWATH_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, p, parts, splits, c, c_vector_ok, batch0, batches));
 }
 
 split_plan plan_split(const problem& p, const split_choice& chosen, int sms) {
@@ -110,7 +143,7 @@ split_plan plan_split(const problem& p, const split_choice& chosen, int sms) {
   const std::int64_t slices = std::max<std::int64_t>(1, (p.k + 15) / 16);
   for (int t = 0; t < static_cast<int>(std::size(fitted_tiles)); ++t) {
     const fitted_tile& tile = fitted_tiles[t];
-    if (chosen.block_m != 0 && (tile.block_m != chosen.block_m || tile.block_n != chosen.block_n)) continue;
+    if (chosen.block_m == 0 ? !tile.modeled : tile.block_m != chosen.block_m || tile.block_n != chosen.block_n) continue;
     for (const int splits : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128}) {
       if (chosen.splits != 0 && splits != chosen.splits) continue;
       if (chosen.splits == 0 && splits > 1 && splits > slices / 2) break;  // at least two slices a split
@@ -123,7 +156,7 @@ split_plan plan_split(const problem& p, const split_choice& chosen, int sms) {
   }
   if (best.seconds == std::numeric_limits<double>::infinity()) {
     throw usage_error("fit=" + std::to_string(chosen.block_m) + "x" + std::to_string(chosen.block_n) +
-                      ": expected auto, 256x128, 128x128, 64x256, 128x64, 64x128 or 64x64");
+                      ": expected auto, 256x128, 128x128, 64x256, 128x64, 64x128, 64x64 or 64x32");
   }
   // More splits than slices would leave splits empty: they still store their zeros, but do no work.
   best.splits = static_cast<int>(std::min<std::int64_t>(best.splits, slices));
@@ -132,14 +165,7 @@ split_plan plan_split(const problem& p, const split_choice& chosen, int sms) {
 
 void split_k_with_pad(const problem& p, const operands& x, const launch_context& launch, readable_widths readable) {
   const split_plan plan = plan_split(p, split_choice_of(launch), std::max(launch.sm_count, 1));
-  switch (plan.tile) {
-    case 0: return launch_split<256, 128, 8, 16, 3, 1>(p, x, plan.splits, launch, readable);
-    case 1: return launch_split<128, 128, 16, 16, 4, 1>(p, x, plan.splits, launch, readable);
-    case 2: return launch_split<64, 256, 16, 16, 4, 1>(p, x, plan.splits, launch, readable);
-    case 3: return launch_split<128, 64, 16, 8, 4, 1>(p, x, plan.splits, launch, readable);
-    case 4: return launch_split<64, 128, 16, 8, 4, 1>(p, x, plan.splits, launch, readable);
-    default: return launch_split<64, 64, 16, 8, 4, 1>(p, x, plan.splits, launch, readable);
-  }
+  launch_fitted(plan, p, x, launch, readable);
 }
 
 void split_k(const problem& p, const operands& x, const launch_context& launch) {

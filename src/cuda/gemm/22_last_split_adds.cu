@@ -28,14 +28,7 @@ namespace swath::gemm::cuda {
 void last_split_adds(const problem& p, const operands& x, const launch_context& launch) {
   const split_plan plan = plan_split(p, split_choice_of(launch), std::max(launch.sm_count, 1));
   if (plan.splits == 1) return split_k(p, x, launch);
-  switch (plan.tile) {
-    case 0: return launch_split<256, 128, 8, 16, 3, 1, true>(p, x, plan.splits, launch, {});
-    case 1: return launch_split<128, 128, 16, 16, 4, 1, true>(p, x, plan.splits, launch, {});
-    case 2: return launch_split<64, 256, 16, 16, 4, 1, true>(p, x, plan.splits, launch, {});
-    case 3: return launch_split<128, 64, 16, 8, 4, 1, true>(p, x, plan.splits, launch, {});
-    case 4: return launch_split<64, 128, 16, 8, 4, 1, true>(p, x, plan.splits, launch, {});
-    default: return launch_split<64, 64, 16, 8, 4, 1, true>(p, x, plan.splits, launch, {});
-  }
+  launch_fitted<true>(plan, p, x, launch, {});
 }
 
 }  // namespace swath::gemm::cuda

@@ -48,9 +48,11 @@ inline unsigned* tile_arrivals_workspace(cudaStream_t stream, std::int64_t tiles
 
 // C_b[i][j] = alpha · (part(b, 0) + part(b, 1) + … ) + beta · C_b[i][j] for batches [batch0, batch0 +
 // batches), on the launch's stream (17_split_k.cu): one thread four columns of a row, the parts read
-// once, 16 bytes at a time (from L2 when they fit).
+// once, 16 bytes at a time (from L2 when they fit). `dependent`: launched as the programmatic dependent
+// of the grid before it on the stream (its blocks wait at entry until that grid has ended and its stores
+// are visible; pass=dependent).
 void sum_parts(const problem& p, const float* parts, int splits, float* c, std::int64_t batch0, std::int64_t batches,
-               const launch_context& launch);
+               const launch_context& launch, bool dependent = false);
 
 // How many of the problem's batches one launch takes (the grid's z dimension holds at most 65535), so
 // that their parts stay within `budget_floats`; at least one.
@@ -70,15 +72,20 @@ struct fitted_tile {
   int warps;          // a block's
   int resident;       // blocks an SM holds (registers and shared memory)
   double efficiency;  // FMA throughput of a full SM, as a share of the peak
+  bool modeled;       // whether fit=auto's model weighs it (false: only when asked for by fit=)
 };
+// Their kernels, in this order: launch_fitted (below).
 // clang-format off
 inline constexpr fitted_tile fitted_tiles[] = {
-  {256, 128, 8, 1, 0.72},  // step 10's: 8 × 16 a thread, 3 stages of 8-deep slices
-  {128, 128, 4, 2, 0.66},  // 8 × 16 a thread, 4 stages of 16
-  { 64, 256, 4, 2, 0.66},  // 8 × 16 a thread, 4 stages of 16
-  {128,  64, 4, 4, 0.55},  // 8 × 8 a thread, 4 stages of 16
-  { 64, 128, 4, 4, 0.55},  // 8 × 8 a thread, 4 stages of 16
-  { 64,  64, 2, 6, 0.45},  // 8 × 8 a thread, 4 stages of 16
+  {256, 128, 8, 1, 0.72, true},   // step 10's: 8 × 16 a thread, 3 stages of 8-deep slices
+  {128, 128, 4, 2, 0.66, true},   // 8 × 16 a thread, 4 stages of 16
+  { 64, 256, 4, 2, 0.66, true},   // 8 × 16 a thread, 4 stages of 16
+  {128,  64, 4, 4, 0.55, true},   // 8 × 8 a thread, 4 stages of 16
+  { 64, 128, 4, 4, 0.55, true},   // 8 × 8 a thread, 4 stages of 16
+  { 64,  64, 2, 6, 0.45, true},   // 8 × 8 a thread, 4 stages of 16
+  // v4: 8 × 4 a thread (step 21's micro-tile), 2 warps, 4 stages of 16 (26.6 KB: 8 blocks an SM).
+  // Its efficiency is a guess until measured, so the model leaves it to the tuner (17_split_k.cu, v4).
+  { 64,  32, 2, 8, 0.35, false},
 };
 // clang-format on
 
@@ -244,6 +251,10 @@ __global__ void __launch_bounds__(Groups * pipeline_shape<BlockM, BlockN, BlockK
   // One call of store_tile for both (step 16's lesson): with a call for each, the 256 × 128 kernel was
   // ~9300 instructions against ~6300 and ran 768³ nt 16% slower on an H200 (docs/journal/gemm.md,
   // "The tile's stores").
+  // The parts' pass, where it is this grid's programmatic dependent (pass=dependent), may be placed from
+  // here on: its blocks take SMs as the tiles end, and wait at entry for the whole grid. Elsewhere a
+  // no-op.
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   problem target = p;
   float* out = c + batch * p.stride_c;
   bool out_vector_ok = c_vector_ok;
@@ -299,6 +310,7 @@ void launch_split(const problem& p, const operands& x, int splits, const launch_
   b.vector_ok = b.vector_ok && (p.batch == 1 || p.stride_b % 4 == 0);
   a.wide = std::max(a.wide, readable.a), b.wide = std::max(b.wide, readable.b);  // the stores still stop at M, N
   const bool c_vector_ok = c_takes_vectors(p, x.c);
+  const bool dependent_pass = !LastAdds && dependent_pass_of(launch);
   with_copy_modes(a, b, [&](auto a_mode, auto b_mode) {
     constexpr auto kernel =
         split_tile_kernel<BlockM, BlockN, BlockK, ThreadN, Stages, Groups, a_mode.value, b_mode.value, LastAdds>;
@@ -310,9 +322,24 @@ void launch_split(const problem& p, const operands& x, int splits, const launch_
       const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(splits), static_cast<unsigned>(batches));
       kernel<<<grid, threads, shared_bytes, stream>>>(p, a, b, x.c, c_vector_ok, splits, parts, batch0, arrivals);
       SWATH_CHECK_LAST();
-      if (splits > 1 && !LastAdds) sum_parts(p, parts, splits, x.c, batch0, batches, launch);
+      if (splits > 1 && !LastAdds) sum_parts(p, parts, splits, x.c, batch0, batches, launch, dependent_pass);
     }
   });
+}
+
+// Steps 17 and 22: the kernel of the plan's tile (fitted_tiles' order), one group of warps a block.
+template <bool LastAdds = false>
+void launch_fitted(const split_plan& plan, const problem& p, const operands& x, const launch_context& launch,
+                   readable_widths readable) {
+  switch (plan.tile) {
+    case 0: return launch_split<256, 128, 8, 16, 3, 1, LastAdds>(p, x, plan.splits, launch, readable);
+    case 1: return launch_split<128, 128, 16, 16, 4, 1, LastAdds>(p, x, plan.splits, launch, readable);
+    case 2: return launch_split<64, 256, 16, 16, 4, 1, LastAdds>(p, x, plan.splits, launch, readable);
+    case 3: return launch_split<128, 64, 16, 8, 4, 1, LastAdds>(p, x, plan.splits, launch, readable);
+    case 4: return launch_split<64, 128, 16, 8, 4, 1, LastAdds>(p, x, plan.splits, launch, readable);
+    case 5: return launch_split<64, 64, 16, 8, 4, 1, LastAdds>(p, x, plan.splits, launch, readable);
+    default: return launch_split<64, 32, 16, 4, 4, 1, LastAdds>(p, x, plan.splits, launch, readable);
+  }
 }
 
 }  // namespace swath::gemm::cuda
