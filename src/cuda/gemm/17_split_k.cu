@@ -34,14 +34,22 @@
 //   2 warps in 4 splits (256 blocks, 16 outputs over 64 of K). Prediction (H200, held timing, against
 //   the committed table's choices): 256³ 11.2 → 9-10 µs (0.88x → 0.98-1.08x), 255³ 13.2 → 10-11 µs,
 //   511³-512³ within ±5% (their tiles already fill the SMs); 64³-128³ and 64-128 × 64-128 × 1024
-//   10-20% faster. Outcome: not measured yet (written without a GPU).
+//   10-20% faster. Outcome (H200, 2fe5b20, the tuner's held times, the tile alone with the pass
+//   launched): 256³ 11.2-11.3 → 8.9-9.3 µs, 255³ 13.0-13.7 → 10.3-11.2 (both as predicted); 64³-128³
+//   14-21% faster, 64-128 × 64-128 × 1024 25-37% (more than predicted); 511³-512³ 7-17% slower in nn
+//   and 2-6% in nt, within ±4% in tn and tt (the prediction held only there). With v5: 256³ 7.6-8.0 µs (1.18-1.30x).
+//   docs/journal/gemm.md, "The 64 × 32 tile and the dependent pass, measured".
 // - v5: pass=dependent launches the parts' pass as the tiles' programmatic dependent: the tile kernel
 //   lets it be placed once its main loop is done (griddepcontrol.launch_dependents), and the pass waits
 //   at entry for the whole grid (griddepcontrol.wait; launched plainly both are no-ops, so the default,
 //   pass=launch, is v3's). A setting for the tuner, not a default: in a trial timed as queued (fourth
 //   session) the same trigger made 511³-512³ 3-8% faster and 767³-768³ 2.5-3.5% slower. Prediction
 //   (H200, held timing): the second launch's gap, ~1 µs, off the products of 10-20 µs (256³-512³ 5-8%),
-//   767³-768³ level or slower, so the tuner takes it at the small ones only. Outcome: not measured yet.
+//   767³-768³ level or slower, so the tuner takes it at the small ones only. Outcome (H200, 2fe5b20,
+//   held, other tiles than 64 × 32): 256³ 11.2 → 10.0-10.4 µs, 511³-512³ 0.2-0.9 µs faster, and
+//   767³-768³ 0.9-1.4 µs faster, not slower: the prediction was wrong there (the trial's loss was the
+//   host's queuing, most likely, which the held timing leaves out). The tuner took it in 37 of the 44
+//   small cases, the 64 × 32 tile in 32.
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -18,7 +18,7 @@
 //   48.6. The pass it removes ran on every SM; here a tile's adding falls on one block, which reads
 //   splits × the tile (256 × 128 in 8 splits: 1 MB) at one SM's share of L2 bandwidth (~60-120 GB/s:
 //   8-17 µs, measured +18), after the tile's other splits have finished. Not profiled. The tuner
-//   never picks it; kept as the measured answer (docs/journal/gemm.md, step 22).
+//   no longer times it (since 2fe5b20); kept as the measured answer (docs/journal/gemm.md, step 22).
 #include <algorithm>
 
 #include "split_k.cuh"
