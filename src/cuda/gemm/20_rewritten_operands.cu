@@ -29,12 +29,12 @@
 //   launch's ~2-3 µs saved where both are rewritten. Outcome (H200, A/B): 1023³ nt/tt 64.0 → 61.8 µs,
 //   1024³ nt 60.5 → 57.7, 2047³ 370 → 366. docs/journal/gemm.md, "The parts' pass: ... the rewrites in
 //   one launch".
-// - v4: the tiles' kernel starts as the rewrite's programmatic dependent (the rewrite lets dependents be
-//   placed from its entry; the tiles' kernel waits for it at its own entry, as step 16's whole tiles
-//   do), so the gap between the two launches and the tiles' blocks being placed overlap the rewrite's
-//   end. Prediction (H200, held timing): 1-2 µs off every step 20 product, 1023³ nn, nt and tt
-//   61.4-61.7 → 59.5-60.5 µs (0.87-0.95x → 0.89-0.97x), 1024³ nn, nt and tt the same 1-2 µs, larger
-//   products (1535³ nt, 64 × 16384²) within their spread. Outcome: not measured yet.
+// - v4, tried and not kept: the tiles' kernel launched as the rewrite's programmatic dependent (placed
+//   as the rewrite's blocks start, waiting at entry). Prediction: 1-2 µs off every product. Outcome
+//   (H200, the tuner): the fastest settings moved within ±0.8 µs (1023³ 61.2-61.4 → 61.6-61.7 µs,
+//   1024³ nn 56.4 → 55.6), and the settings that fit several blocks an SM ran 1.3-2.3x slower (1024³
+//   nn, 64 × 64 tiles, one warp group: 59.2 → 139.3 µs). docs/journal/gemm.md, "The tiles as the
+//   rewrite's dependent".
 #include "copy_engine.cuh"
 #include "gemm_cuda.cuh"
 #include "split_k.cuh"
@@ -50,10 +50,8 @@ void rewritten_operands(const problem& p, const operands& x, const launch_contex
   problem tn = p;  // op(A) = A^T: A stored K × M; op(B) = B: stored K × N
   tn.trans_a = true, tn.lda = a.ld;
   tn.trans_b = false, tn.ldb = b.ld;
-  // The kernel reads the rewritten rows to their padded ends, so its edge tiles copy 16 bytes at a time,
-  // and starts as the rewrite's programmatic dependent (where neither operand was rewritten, of whatever
-  // kernel came before on the stream: it waits for that one at entry all the same).
-  sliced_k_with_pad(tn, {a.data, b.data, x.c}, launch, {a.readable_wide, b.readable_wide, true});
+  // The kernel reads the rewritten rows to their padded ends, so its edge tiles copy 16 bytes at a time.
+  sliced_k_with_pad(tn, {a.data, b.data, x.c}, launch, {a.readable_wide, b.readable_wide});
 }
 
 }  // namespace swath::gemm::cuda

@@ -194,9 +194,6 @@ __global__ void __launch_bounds__(Groups * pipeline_shape<BlockM, BlockN, BlockK
                       std::int64_t batch0, unsigned* arrivals) {
   static_assert(!LastAdds || Groups == 1, "step 22 takes step 17's blocks (its barrier is the block's)");
   using s = pipeline_shape<BlockM, BlockN, BlockK, ThreadN, Stages>;
-  // Launched as the programmatic dependent of step 20's rewrite: wait here until it has ended and the
-  // rewritten rows are visible. Launched plainly, the stream has already waited and this returns at once.
-  asm volatile("griddepcontrol.wait;" ::: "memory");
   extern __shared__ __align__(16) float stages[];
   const std::int64_t batch = batch0 + blockIdx.z;
   a.data += batch * p.stride_a;
@@ -286,14 +283,11 @@ struct split_plan {
 };
 split_plan plan_split(const problem& p, const split_choice& chosen, int sms);
 
-// What step 20's rewrite hands the tiles' kernel. How far along its rows the kernel may read op(A) and
-// op(B) (0: their own widths, M and N): the rewrites pad their rows with zeros to a whole 128 bytes, so
-// the edge tiles' copies of 1023³ are 16 bytes wide as at 1024³ where they went float by float: 80.0 →
-// 63.7 µs (H200, 64 × 64 tiles). And whether the kernel starts as the programmatic dependent of the
-// launch before it (the rewrite), its blocks placed as the rewrite's start their last work.
+// How far along its rows the kernel may read op(A) and op(B) (0: their own widths, M and N). Step 20's
+// rewrites pad their rows with zeros to a whole 128 bytes, so the edge tiles' copies of 1023³ are
+// 16 bytes wide as at 1024³ where they went float by float: 80.0 → 63.7 µs (H200, 64 × 64 tiles).
 struct readable_widths {
   std::int64_t a = 0, b = 0;
-  bool after_rewrite = false;
 };
 void split_k_with_pad(const problem& p, const operands& x, const launch_context& launch, readable_widths readable);
 void sliced_k_with_pad(const problem& p, const operands& x, const launch_context& launch, readable_widths readable);
@@ -326,9 +320,8 @@ void launch_split(const problem& p, const operands& x, int splits, const launch_
       float* parts = splits > 1 ? split_parts_workspace(stream, part_floats(p, batches, splits)) : nullptr;
       unsigned* arrivals = LastAdds && splits > 1 ? tile_arrivals_workspace(stream, tiles * batches) : nullptr;
       const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(splits), static_cast<unsigned>(batches));
-      // Only the first launch can follow the rewrite: a later one follows the parts' pass.
-      launch_kernel(kernel, grid, threads, shared_bytes, stream, readable.after_rewrite && batch0 == 0, p, a, b, x.c,
-                    c_vector_ok, splits, parts, batch0, arrivals);
+      kernel<<<grid, threads, shared_bytes, stream>>>(p, a, b, x.c, c_vector_ok, splits, parts, batch0, arrivals);
+      SWATH_CHECK_LAST();
       if (splits > 1 && !LastAdds) sum_parts(p, parts, splits, x.c, batch0, batches, launch, dependent_pass);
     }
   });
