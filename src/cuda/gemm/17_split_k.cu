@@ -50,6 +50,22 @@
 //   767³-768³ 0.9-1.4 µs faster, not slower: the prediction was wrong there (the trial's loss was the
 //   host's queuing, most likely, which the held timing leaves out). The tuner took it in 37 of the 44
 //   small cases, the 64 × 32 tile in 32.
+// - v6: the edge tiles moved back inside what the kernel may read (split_k.cuh, step 13's shift; not in
+//   step 22's kernel), storing only what they own, for steps 17, 19 and 20. Why: where rows are 16
+//   bytes apart but M or N holds no whole number of tiles, the edge tiles' checked 16-byte copies cost
+//   ~19% more instructions in an issue-bound loop (ncu, H200): 992 × 992 × 1024 tn (64 × 64 in 2
+//   groups) 69.7 µs against 51.6 at 1024³ and 52.2 at 960 × 960 × 1024; 1008-1020 the same (cuBLAS
+//   54.8-55.9). Where the copies are 4-byte ones (1023³) a checked copy costs what an unchecked one
+//   does, and a trial of the shift there gained nothing (2026-11-28). Prediction (H200, step 19 tn):
+//   992-1020 × 1024 at 64 × 64 and 64 × 128 in 2 groups 66.6-71.1 → 52-54 µs, 128 × 128 118 → ~103;
+//   2016 and 2044 × 2048 at 64 × 64 398 → ~362 µs; 1024³, 960 × 960 × 1024 and 2048³ within 1%, with
+//   the slice loops' digests unchanged (only the tiles' stores differ). Outcome (H200, one run each,
+//   medians): 992-1020 × 1024 at 64 × 64 70.7-72.2 → 52.6-54.5 µs (cuBLAS 55.7-56.7), at 64 × 128
+//   67.2-68.1 → 53.6-56.7, 128 × 128 118.8-119.2 → 102.6-103.8; 2016 and 2044 × 2048 10-12% faster in
+//   all three tiles (64 × 64 399-401 → 363 µs); 1024³ and 2048³ within 0.7%. The digests did move,
+//   108 of 239 slice loops by -20 to +3 instructions, and two batched choices of the table (64 × 128,
+//   no edge tiles) ran 2-3% slower: tuned again, they moved to 256 × 128 at their old times.
+//   docs/journal/gemm.md, "Edge tiles moved inside, where the copies are 16-byte ones".
 #include <algorithm>
 #include <cmath>
 #include <limits>

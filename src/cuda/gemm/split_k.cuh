@@ -199,7 +199,19 @@ __global__ void __launch_bounds__(Groups * pipeline_shape<BlockM, BlockN, BlockK
   a.data += batch * p.stride_a;
   b.data += batch * p.stride_b;
   const std::int64_t tiles_n = (p.n + BlockN - 1) / BlockN;
-  const std::int64_t i0 = blockIdx.x / tiles_n * BlockM, j0 = blockIdx.x % tiles_n * BlockN;
+  // A tile that the bottom or right edge cuts is moved back inside what the kernel may read (step 13's
+  // shift), so that its slices are copied unchecked like every other tile's, and it stores only the rows
+  // and columns it owns. Its checked copies had cost it ~19% more instructions, in a kernel whose issue
+  // is its limit (0.78 of a warp a scheduler a cycle): 992 × 992 × 1024 tn ran 69.7 µs against 52.2 at
+  // 960 and 51.6 at 1024 (ncu, H200, 64 × 64 in 2 groups). Rows move by any count except where A's
+  // copies are 16-byte ones; columns by a multiple of 4, which B's 16-byte copies and C's 16-byte
+  // stores need, and which keeps a thread's four columns owned or not together. Not in step 22's kernel
+  // (LastAdds): its last split adds the parts of the tile it was given.
+  std::int64_t i0 = blockIdx.x / tiles_n * BlockM, j0 = blockIdx.x % tiles_n * BlockN;
+  if constexpr (!LastAdds) {
+    if (a.wide >= BlockM && (AMode != copy_mode::vector || a.wide % 4 == 0)) i0 = min(i0, a.wide - BlockM);
+    if (b.wide >= BlockN && b.wide % 4 == 0) j0 = min(j0, b.wide - BlockN);
+  }
   const int group = Groups == 1 ? 0 : static_cast<int>(threadIdx.x) / s::threads;
   const int t = Groups == 1 ? static_cast<int>(threadIdx.x) : static_cast<int>(threadIdx.x) % s::threads;
   const int warp = t / 32, lane = t % 32;
@@ -263,7 +275,13 @@ __global__ void __launch_bounds__(Groups * pipeline_shape<BlockM, BlockN, BlockK
     out = parts + (static_cast<std::int64_t>(blockIdx.z) * splits + split) * p.m * target.ldc;
     out_vector_ok = reinterpret_cast<std::uintptr_t>(parts) % 16 == 0;  // cudaMallocAsync's are; rows 16 bytes apart
   }
-  store_tile(target, out, out_vector_ok, i0, j0, row0, column0, sum);
+  if constexpr (LastAdds) {
+    store_tile(target, out, out_vector_ok, i0, j0, row0, column0, sum);
+  } else {
+    // The tile's own corner, worked out again here rather than held in registers through the slices.
+    const std::int64_t own_i0 = blockIdx.x / tiles_n * BlockM, own_j0 = blockIdx.x % tiles_n * BlockN;
+    store_owned(target, out, out_vector_ok, i0, j0, own_i0, own_j0, row0, column0, sum);
+  }
   if constexpr (LastAdds) {
     if (splits > 1) {
       add_parts_if_last<ThreadN>(p, c + batch * p.stride_c, c_vector_ok,
