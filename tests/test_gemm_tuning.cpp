@@ -4,6 +4,7 @@
 // problem, malformed tables refused, the compiled ones naming steps that take their shapes.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -128,6 +129,40 @@ TEST(GemmDispatchTable, TheNearestChoiceOfTheSameOpsAndBatchingWhoseStepTakesThe
   EXPECT_EQ(again.choices[2].trans_a, true);
   EXPECT_EQ(again.choices[0].settings->at("column_width"), "8");
   EXPECT_EQ(again.choices[3].batch, 32);
+}
+
+TEST(GemmDispatchTable, AChoiceWhoseRowsAreAlignedAsTheProblemsRanksFirst) {
+  const std::string head = R"({"gpu": "Test GPU", "capability": 0, "choices": [)";
+  const std::string odd = R"({"m": 1023, "n": 1023, "k": 1023, "op": "tn", "batch": 1, "step": "gemm/cpu/01_naive", "settings": {"tile": "odd"}})";
+  const std::string even = R"({"m": 1024, "n": 1024, "k": 1024, "op": "tn", "batch": 1, "step": "gemm/cpu/01_naive", "settings": {"tile": "even"}})";
+  const dispatch_table both = parse_dispatch_table(head + odd + ", " + even + "]}", "both");
+  ASSERT_EQ(both.choices.size(), 2u);
+  EXPECT_FALSE(both.choices[0].rows_of_16_bytes);
+  EXPECT_TRUE(both.choices[1].rows_of_16_bytes);
+  // 992 × 992 × 1024 tn, packed: rows of 992 and 992 floats. By size alone 1023³ is the nearer (0.0626
+  // against 0.0634); its rows are not 16 bytes apart, so 1024³'s choice is taken.
+  auto pick = pick_step(both, shaped(992, 992, 1024, true));
+  ASSERT_TRUE(pick);
+  EXPECT_EQ(pick->settings->at("tile"), "even");
+  EXPECT_NEAR(pick->distance, 2 * std::log(1024.0 / 992.0), 1e-12);  // the size's distance, not the rank
+  // 1001³ packed has odd rows: 1023³'s. With its rows padded to 1004 floats: 1024³'s.
+  pick = pick_step(both, shaped(1001, 1001, 1001, true));
+  ASSERT_TRUE(pick);
+  EXPECT_EQ(pick->settings->at("tile"), "odd");
+  problem padded = shaped(1001, 1001, 1001, true);
+  padded.lda = padded.ldb = padded.ldc = 1004;
+  pick = pick_step(both, padded);
+  ASSERT_TRUE(pick);
+  EXPECT_EQ(pick->settings->at("tile"), "even");
+  // The alignment only ranks: where the one choice near enough has the other alignment, it is taken.
+  const dispatch_table only_odd = parse_dispatch_table(head + odd + "]}", "only odd");
+  pick = pick_step(only_odd, shaped(992, 992, 1024, true));
+  ASSERT_TRUE(pick);
+  EXPECT_EQ(pick->settings->at("tile"), "odd");
+  // And it does not stretch what is near enough: 1.4 times 1023 in each dimension is (1.01), 1.5 is
+  // not (1.22), whatever the rows.
+  EXPECT_TRUE(pick_step(only_odd, shaped(1432, 1432, 1432, true)));
+  EXPECT_FALSE(pick_step(only_odd, shaped(1536, 1536, 1536, true)));
 }
 
 TEST(GemmDispatchTable, MalformedTablesAreRefusedWithTheirField) {

@@ -83,6 +83,9 @@ dispatch_table parse_dispatch_table(std::string_view json, const std::string& wh
     choice.row = step_named(choice.step);
     choice.log_m = std::log(static_cast<double>(choice.m)), choice.log_n = std::log(static_cast<double>(choice.n));
     choice.log_k = std::log(static_cast<double>(choice.k)), choice.log_batch = std::log(static_cast<double>(choice.batch));
+    // The tuner's operands are packed: A's rows K (or M, transposed) long, B's N (or K), C's N.
+    choice.rows_of_16_bytes = rows_of_16_bytes(choice.trans_a ? choice.m : choice.k,
+                                               choice.trans_b ? choice.k : choice.n, choice.n);
     table.choices.push_back(std::move(choice));
   }
   return table;
@@ -136,8 +139,9 @@ const dispatch_table* dispatch_table_for(std::string_view gpu_name, int capabili
 std::optional<dispatch_pick> pick_step(const dispatch_table& table, const problem& p) {
   const auto log_of = [](std::int64_t x) { return std::log(static_cast<double>(std::max<std::int64_t>(x, 1))); };
   const double m = log_of(p.m), n = log_of(p.n), k = log_of(p.k), batch = log_of(p.batch);
+  const bool aligned = rows_of_16_bytes(p.lda, p.ldb, p.ldc);
   const tuned_choice* best = nullptr;
-  double best_distance = 0;
+  double best_distance = 0, best_rank = 0;
   for (const tuned_choice& choice : table.choices) {
     if (choice.row == nullptr || choice.trans_a != p.trans_a || choice.trans_b != p.trans_b ||
         (choice.batch > 1) != (p.batch > 1)) {
@@ -145,9 +149,11 @@ std::optional<dispatch_pick> pick_step(const dispatch_table& table, const proble
     }
     const double distance = std::fabs(m - choice.log_m) + std::fabs(n - choice.log_n) + std::fabs(k - choice.log_k) +
                             std::fabs(batch - choice.log_batch);
-    if (distance > near_enough || (best != nullptr && distance >= best_distance)) continue;
+    // Near enough by size alone; ranked with the rows' alignment too.
+    const double rank = distance + (choice.rows_of_16_bytes == aligned ? 0.0 : other_row_alignment);
+    if (distance > near_enough || (best != nullptr && rank >= best_rank)) continue;
     if (!choice.row->supports(p).ok()) continue;
-    best = &choice, best_distance = distance;
+    best = &choice, best_distance = distance, best_rank = rank;
   }
   if (best == nullptr) return std::nullopt;
   return dispatch_pick{best->row, best->settings, best_distance};

@@ -31,7 +31,16 @@ struct tuned_choice {
   // (nullptr when the build lacks it: never picked) and log M, N, K, batch.
   const variant* row = nullptr;
   double log_m = 0, log_n = 0, log_k = 0, log_batch = 0;
+  bool rows_of_16_bytes = false;  // the tuner's packed operands: rows_of_16_bytes(m, n, k, op) below
 };
+
+// Whether every row of op(A), op(B) and C as stored starts 16 bytes after the one before (leading
+// dimensions multiples of 4 floats). Where they do, the copies can be 16-byte ones and the tiles at the
+// edges are moved inside; where not (the suite's odd squares), the copies are 4-byte ones or step 20
+// rewrites the operands, and other steps and settings win.
+inline bool rows_of_16_bytes(std::int64_t lda, std::int64_t ldb, std::int64_t ldc) {
+  return lda % 4 == 0 && ldb % 4 == 0 && ldc % 4 == 0;
+}
 
 struct dispatch_table {
   std::string gpu;
@@ -53,6 +62,11 @@ const dispatch_table* dispatch_table_for(std::string_view gpu_name, int capabili
 // A problem further than this from every tuned shape is left to the rules: a factor of 3.3 in one
 // dimension, or 1.5 in each of three. The suite's squares are at most 1.5 apart.
 inline constexpr double near_enough = 1.2;
+// Among the choices near enough, one whose rows are not 16 bytes apart where the problem's are (or the
+// other way round) ranks as if it were this much further: a factor of 1.5 in one dimension. 992 ×
+// 992 × 1024 tn (16-byte rows) is 0.0626 from 1023³ (4-byte rows) and 0.0634 from 1024³; 1023³'s
+// choice ran 57.3 µs there and 1024³'s 52.6 (H200, docs/journal/gemm.md, "Edge tiles moved inside").
+inline constexpr double other_row_alignment = 0.405;
 
 struct dispatch_pick {
   const variant* step = nullptr;
