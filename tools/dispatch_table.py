@@ -17,6 +17,11 @@ usage:
       a Markdown table of every case of the suites, one group of columns per GPU: the step the table
       chose (its number and settings, shares=even left out), the tuner's ratio to cuBLAS (the step
       alone) and the call's (the suite's auto row); bold below 1.00x (docs/gemm.md, "Every shape").
+  tools/dispatch_table.py compare SUITE [SUITE ...]
+      each suite's summary (`swath bench gemm` JSON with the auto and vendor rows): the geometric mean
+      of the ratio to cuBLAS over its cases, the count at 1.00x or more, the lowest, and the means over
+      the products under 25 µs, of 25 µs or more and of 0.1 ms or more (by the call's median); then,
+      against the first suite, each later one's cases whose ratio moved by more than 2%.
 """
 import json
 import math
@@ -105,6 +110,63 @@ def suite_ratios(path):
         out[name] = row["vendor_ratio"]
     gpu = data["environment"].get("device", {}).get("name", path)
     return gpu, out
+
+
+def suite_times(path):
+    """The device's name and {case name: (the call's median, cuBLAS's median)} in seconds, from the auto
+    and vendor rows of a bench JSON measured in one run."""
+    data = load(path)
+    calls, vendors = {}, {}
+    for row in data["rows"]:
+        if row.get("status") != "ok" or not row.get("size"):
+            continue
+        config = dict(w.split("=") for w in row.get("config", "").split() if "=" in w)
+        extents = [int(x) for x in row["size"].split("x")]
+        m, n, k = extents if len(extents) == 3 else extents * 3
+        name = case_name({"m": m, "n": n, "k": k, "op": config.get("op", "nn"), "batch": int(config.get("batch", 1))})
+        if row["variant"] == "gemm/cuda/auto":
+            calls[name] = row["time"]["median_s"]
+        elif row.get("vendor"):
+            vendors[name] = row["time"]["median_s"]
+    gpu = data.get("environment", {}).get("device", {}).get("name", path)
+    return gpu, {name: (calls[name], vendors[name]) for name in calls if name in vendors}
+
+
+def compare(paths):
+    suites = [(path, *suite_times(path)) for path in paths]
+    out = []
+    for path, gpu, times in suites:
+        ratio = {name: vendor / call for name, (call, vendor) in times.items()}
+        if not ratio:
+            sys.exit(f"{path}: no case with both the auto row and the vendor row")
+        lowest = min(ratio, key=ratio.get)
+        classes = [("under 25 µs", lambda t: t < 25e-6), ("25 µs or more", lambda t: t >= 25e-6),
+                   ("0.1 ms or more", lambda t: t >= 1e-4)]
+        parts = []
+        for label, holds in classes:
+            chosen = [ratio[name] for name, (call, _) in times.items() if holds(call)]
+            parts.append(f"{label} {geomean(chosen):.3f}x ({len(chosen)})")
+        out.append(f"`{path}` ({gpu}): {len(ratio)} cases, geometric mean {geomean(list(ratio.values())):.3f}x cuBLAS, "
+                   f"{sum(r >= 1 for r in ratio.values())} at 1.00x or more, lowest {ratio[lowest]:.3f}x ({lowest}); "
+                   + ", ".join(parts))
+    first_path, _, first = suites[0]
+    for path, _, times in suites[1:]:
+        moved = []
+        for name in first:
+            if name not in times:
+                continue
+            before = first[name][1] / first[name][0]
+            after = times[name][1] / times[name][0]
+            if abs(after / before - 1) > 0.02:
+                moved.append((after / before, name, first[name][0], times[name][0], before, after))
+        out.append("")
+        out.append(f"Cases whose ratio to cuBLAS moved by more than 2%, `{first_path}` → `{path}`: {len(moved)}")
+        if moved:
+            out.append("| case | call µs before | after | x cuBLAS before | after |")
+            out.append("| --- | ---: | ---: | ---: | ---: |")
+            for _, name, t0, t1, r0, r1 in sorted(moved):
+                out.append(f"| `{name}` | {t0 * 1e6:.1f} | {t1 * 1e6:.1f} | {r0:.3f} | {r1:.3f} |")
+    print("\n".join(out))
 
 
 def short_choice(choice):
@@ -201,6 +263,8 @@ def main():
         markdown(args)
     elif command == "cases":
         cases(args)
+    elif command == "compare":
+        compare(args)
     elif command == "svg" and len(args) >= 2:
         svg(args[0], args[1:])
     else:
