@@ -96,6 +96,14 @@ COLOURS = {"16_balanced_tail": "#4e79a7", "17_split_k": "#f28e2b", "18_skinny": 
            "20_rewritten_operands": "#e15759", "21_streamed_tiles": "#76b7b2"}
 
 
+def row_case(row):
+    """The case name of a bench JSON row: its size (MxNxK, or N for N³) with its op and batch."""
+    config = dict(w.split("=") for w in row.get("config", "").split() if "=" in w)
+    extents = [int(x) for x in row["size"].split("x")]
+    m, n, k = extents if len(extents) == 3 else extents * 3
+    return case_name({"m": m, "n": n, "k": k, "op": config.get("op", "nn"), "batch": int(config.get("batch", 1))})
+
+
 def suite_ratios(path):
     """{case name: ratio} of the auto rows of a bench JSON (vendor median / auto median)."""
     data = load(path)
@@ -103,11 +111,7 @@ def suite_ratios(path):
     for row in data["rows"]:
         if row["variant"] != "gemm/cuda/auto" or row.get("vendor_ratio") is None:
             continue
-        size = row["size"]
-        config = dict(w.split("=") for w in row.get("config", "").split() if "=" in w)
-        m, n, k = (int(x) for x in size.split("x"))
-        name = case_name({"m": m, "n": n, "k": k, "op": config.get("op", "nn"), "batch": int(config.get("batch", 1))})
-        out[name] = row["vendor_ratio"]
+        out[row_case(row)] = row["vendor_ratio"]
     gpu = data["environment"].get("device", {}).get("name", path)
     return gpu, out
 
@@ -120,14 +124,10 @@ def suite_times(path):
     for row in data["rows"]:
         if row.get("status") != "ok" or not row.get("size"):
             continue
-        config = dict(w.split("=") for w in row.get("config", "").split() if "=" in w)
-        extents = [int(x) for x in row["size"].split("x")]
-        m, n, k = extents if len(extents) == 3 else extents * 3
-        name = case_name({"m": m, "n": n, "k": k, "op": config.get("op", "nn"), "batch": int(config.get("batch", 1))})
         if row["variant"] == "gemm/cuda/auto":
-            calls[name] = row["time"]["median_s"]
+            calls[row_case(row)] = row["time"]["median_s"]
         elif row.get("vendor"):
-            vendors[name] = row["time"]["median_s"]
+            vendors[row_case(row)] = row["time"]["median_s"]
     gpu = data.get("environment", {}).get("device", {}).get("name", path)
     return gpu, {name: (calls[name], vendors[name]) for name in calls if name in vendors}
 

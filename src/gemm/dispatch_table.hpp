@@ -31,7 +31,7 @@ struct tuned_choice {
   // (nullptr when the build lacks it: never picked) and log M, N, K, batch.
   const variant* row = nullptr;
   double log_m = 0, log_n = 0, log_k = 0, log_batch = 0;
-  bool rows_of_16_bytes = false;  // the tuner's packed operands: rows_of_16_bytes(m, n, k, op) below
+  bool rows_of_16_bytes = false;  // rows_of_16_bytes (below) of the tuner's packed leading dimensions
 };
 
 // Whether every row of op(A), op(B) and C as stored starts 16 bytes after the one before (leading
