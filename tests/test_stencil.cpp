@@ -112,13 +112,15 @@ TEST_P(GpuStencilVariant, MatchesTheReferenceIn3d) {
 TEST_P(GpuStencilVariant, MatchesTheReferenceIn2d) {
   SWATH_SKIP_WITHOUT_GPU();
   const variant& v = find_variant(GetParam());
-  if (!v.supports(make_problem(v, {{{10, 10}}, ""})).ok()) GTEST_SKIP() << v.info.name << " is 3D only";
+  if (!v.supports(make_problem(v, {{{10, 10}}, ""})).ok() && !v.supports(make_problem(v, {{{10, 10}}, "shape=box"})).ok()) {
+    GTEST_SKIP() << v.info.name << " is 3D only";
+  }
   check_every_configuration(v, sizes_2d, {"1", "2", "3", "4"});
 }
 
 // The user's weights, not only the defaults: all seven coefficients of the 7-point stencil set,
 // one of them negative, and a non-cubic grid. A step that does not take radius 1 gets all 19 weights
-// of the radius-3 star instead, set the same way.
+// of the radius-3 star instead, set the same way, and a step for boxes the 27 of the radius-1 box.
 TEST_P(GpuStencilVariant, TakesTheUsersWeights) {
   SWATH_SKIP_WITHOUT_GPU();
   const variant& v = find_variant(GetParam());
@@ -128,6 +130,11 @@ TEST_P(GpuStencilVariant, TakesTheUsersWeights) {
     stencil = "radius=3 shape=star weights=";
     for (int k = 0; k < 19; ++k) stencil += (k ? ":" : "") + std::to_string(k == 9 ? -0.4 : 0.05 * (k + 1));
     negative = 9;
+  }
+  if (!v.supports(make_problem(v, {{{100, 70, 30}}, stencil})).ok()) {  // a step for boxes: all 27 of radius 1
+    stencil = "radius=1 shape=box weights=";
+    for (int k = 0; k < 27; ++k) stencil += (k ? ":" : "") + std::to_string(k == 11 ? -0.4 : 0.02 * (k + 1));
+    negative = 11;
   }
   for (const char* edge : {"copy", "clamp"}) {
     const problem p = make_problem(v, {{{100, 70, 30}}, stencil + " boundary=" + edge});

@@ -123,6 +123,7 @@ support any_stencil(const problem& p);     // 2D or 3D, any shape, radius, bound
 support any_dense_stencil(const problem& p);  // the same, rows back to back (no pitch)
 support any_2d_stencil(const problem& p);  // the same, 2D grids only (the schedule steps)
 support any_star(const problem& p);        // 2D or 3D star stencils, any radius, boundary and row pitch
+support any_box(const problem& p);         // 2D or 3D box stencils, any radius, boundary and row pitch
 support aligned_star_3d(const problem& p);  // 3D stars, boundary other than periodic, row pitch of whole 16 bytes
 support aligned_wide_star_3d(const problem& p);  // the same at radius 3 or 4
 support seven_point_3d(const problem& p);  // the 3D 7-point stencil (star, radius 1), any boundary

@@ -74,7 +74,12 @@ support any_dense_stencil(const problem& p) {
 }
 
 support any_star(const problem& p) {
-  if (p.form != shape::star) return support::no("star stencils only (shape=star); boxes run on stencil/cuda/06_async_planes");
+  if (p.form != shape::star) return support::no("star stencils only (shape=star); boxes run on stencil/cuda/10_box_planes");
+  return any_stencil(p);
+}
+
+support any_box(const problem& p) {
+  if (p.form != shape::box) return support::no("box stencils only (shape=box); stars run on stencil/cuda/07_vector_planes");
   return any_stencil(p);
 }
 

@@ -37,4 +37,5 @@ void async_planes(const problem&, const operands&, const launch_context&);     /
 void vector_planes(const problem&, const operands&, const launch_context&);    // 07_vector_planes.cu
 void tma_planes(const problem&, const operands&, const launch_context&);       // 08_tma_planes.cu
 void plane_pairs(const problem&, const operands&, const launch_context&);      // 09_plane_pairs.cu
+void box_planes(const problem&, const operands&, const launch_context&);       // 10_box_planes.cu
 }  // namespace swath::stencil::cuda
