@@ -21,7 +21,8 @@
 //   T FMAs a second would be twice the H200's 30 T.
 // - Outcome (H200, against 06 in the same run): 512³ radius 1 0.65 of the copy bandwidth in float
 //   (1.98x 06), 0.77 in double (1.81x): short of the prediction, bound by neither DRAM nor the FMA
-//   units (29% busy), not profiled yet. 3D radius 2-4 1.9-3.2x 06, at 52-61% of the FMA peak in float.
+//   units (29% busy): ~440 warp instructions a step where ~260 were counted, and a one-wave grid's tail
+//   (ncu). 3D radius 2-4 1.9-3.2x 06, at 52-61% of the FMA peak in float.
 //   3D float at 508 × 509 × 511 0.93x 06 (the last tile column copies element by element) and 2D
 //   double at radius 1 0.86-0.90x: the library keeps 06 for those. docs/journal/stencil.md, "Step 10:
 //   box planes".
