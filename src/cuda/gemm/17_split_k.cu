@@ -144,21 +144,8 @@ void sum_parts(const problem& p, const float* parts, int splits, float* c, std::
   const bool c_vector_ok = c_takes_vectors(p, c);
   const auto blocks = static_cast<unsigned>(std::clamp<std::int64_t>((quads + threads - 1) / threads, 1, most));
   const auto kernel = quads < (std::int64_t{1} << 31) ? sum_parts_kernel<true> : sum_parts_kernel<false>;
-  if (!dependent) {
-    kernel<<<blocks, threads, 0, stream_of(launch)>>>(p, parts, splits, c, c_vector_ok, batch0, batches);
-    SWATH_CHECK_LAST();
-    return;
-  }
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(blocks);
-  config.blockDim = dim3(threads);
-  config.stream = stream_of(launch);
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  SWATH_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, p, parts, splits, c, c_vector_ok, batch0, batches));
+  launch_kernel(kernel, blocks, threads, 0, stream_of(launch), dependent, p, parts, splits, c, c_vector_ok, batch0,
+                batches);
 }
 
 split_plan plan_split(const problem& p, const split_choice& chosen, int sms) {

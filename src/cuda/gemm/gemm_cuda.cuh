@@ -6,7 +6,9 @@
 // allows, plus the four-wide epilogue.
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "../../gemm/policies.hpp"
 #include "../../gemm/steps.hpp"
@@ -16,6 +18,33 @@
 namespace swath::gemm::cuda {
 
 inline cudaStream_t stream_of(const launch_context& launch) { return static_cast<cudaStream_t>(launch.stream); }
+
+// `kernel` on `stream` behind the work before it, or (dependent) as the programmatic dependent of the
+// kernel before it: its blocks may be placed once every block of that one has executed
+// griddepcontrol.launch_dependents or ended, so `kernel` must execute griddepcontrol.wait before it
+// touches what that kernel writes (the wait returns when it has ended and its writes are visible; in a
+// kernel launched plainly it returns at once). The producer warp's launch (producer_warp.cuh) and the
+// parts' pass (sum_parts, pass=dependent).
+template <typename... Parameters, typename... Arguments>
+void launch_kernel(void (*kernel)(Parameters...), dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream,
+                   bool dependent, Arguments&&... arguments) {
+  if (!dependent) {
+    kernel<<<grid, block, shared_bytes, stream>>>(std::forward<Arguments>(arguments)...);
+    SWATH_CHECK_LAST();
+    return;
+  }
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = shared_bytes;
+  config.stream = stream;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  SWATH_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Arguments>(arguments)...));
+}
 
 // What a kernel that takes C's tiles in a block order is handed by value: the problem, and the walk its
 // policy chose (src/gemm/policies.hpp). Steps 08-16.

@@ -151,23 +151,8 @@ void launch_producer_warp(const walked_problem& p, const slice_maps& maps, float
   constexpr auto kernel = producer_warp_kernel<BlockK, Stages, Besides>;
   const int blocks_per_sm = prepare_kernel(kernel, producer_warp_threads, s::shared_bytes);
   (void)blocks_per_sm;
-  if (!dependent) {
-    kernel<<<blocks, producer_warp_threads, s::shared_bytes, stream>>>(p, maps.a, maps.b, c, aligned16(c, p.ldc),
-                                                                     besides);
-    SWATH_CHECK_LAST();
-    return;
-  }
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(blocks);
-  config.blockDim = dim3(producer_warp_threads);
-  config.dynamicSmemBytes = s::shared_bytes;
-  config.stream = stream;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  SWATH_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, p, maps.a, maps.b, c, aligned16(c, p.ldc), besides));
+  launch_kernel(kernel, blocks, producer_warp_threads, s::shared_bytes, stream, dependent, p, maps.a, maps.b, c,
+                aligned16(c, p.ldc), besides);
 }
 
 }  // namespace swath::gemm::cuda
