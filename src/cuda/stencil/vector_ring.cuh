@@ -175,14 +175,15 @@ int access_unit(const frame& f, const void* in, const void* out) {
 // Launches `kernel`, a march over this ring's tiles (steps 07 and 10), on the launch's stream: its shared
 // memory, a grid of C::width × block_rows tiles of each plane in z-chunks, the rows' access unit and the
 // weights of a `form` stencil in the kernel's tap order. `step` names it in the error for planes of
-// 2^31 points or more (its offsets within a plane are 32-bit).
+// 2^31 points or more (its offsets within a plane are 32-bit). planes_per_chunk > 0: z-chunks of that
+// many planes, not plan_marching's fewest that fill the waves.
 template <class T, int R, class C, class Kernel>
 void launch_ring_kernel(Kernel kernel, const problem& p, const operands& x, const launch_context& launch,
-                        int block_rows, shape form, const char* step) {
+                        int block_rows, shape form, const char* step, int planes_per_chunk = 0) {
   const int blocks_per_sm = prepare_kernel(kernel, C::threads, C::shared_bytes);
   const frame f = frame_of(p);
   SWATH_EXPECTS(f.sz < (1LL << 31), std::string(step) + ": a plane must have fewer than 2^31 points (32-bit offsets)");
-  const marching_launch plan = plan_marching(f, C::width, block_rows, blocks_per_sm, launch);
+  const marching_launch plan = plan_marching(f, C::width, block_rows, blocks_per_sm, launch, planes_per_chunk);
   kernel<<<plan.grid, dim3(C::bx, C::by), C::shared_bytes, stream_of(launch)>>>(
       static_cast<const T*>(x.in), static_cast<T*>(x.out), f, static_cast<T>(p.edge_value), plan.z_chunk,
       access_unit<T>(f, x.in, x.out), pack_weights<T, C::taps>(p, R, C::ry, form));
