@@ -31,9 +31,10 @@
 //   Predicted from the SASS (~440 -> ~320 instructions a step at radius 1 in float): 512^3 in float
 //   0.387 -> 0.30-0.33 ms, 508 x 509 x 511 near 512^3's time. Outcome (H200): 512^3 0.325 ms (0.78 of
 //   the copy bandwidth; ncu ~340 a step), 508 x 509 x 511 0.391 (0.819 before, 1.95x 06), 2D at 8192^2
-//   0.82 (float) and 0.84 (double) from 0.72 and 0.74. Given to 3D doubles and radius 2 too, its
-//   offsets and pointers spilled and those ran 4-14% slower: they keep the ring's copies and stores.
-//   docs/journal/stencil.md, "Step 10 v2".
+//   0.82 (float) and 0.84 (double) from 0.72 and 0.74. At radius 2 in 3D its offsets and pointers
+//   spilled and ran 4-5% slower: those keep the ring's copies and stores. 3D doubles at radius 1 spilled
+//   too at 3 blocks an SM (0.746 ms against 0.653); at 2, 0.624 (0.81). docs/journal/stencil.md, "Step
+//   10 v2".
 
 #include <string>
 
@@ -70,16 +71,19 @@ struct config {
   static constexpr std::size_t shared_bytes = sizeof(T) * slots * plane;
   static constexpr int taps = (2 * R + 1) * (2 * ry + 1) * (2 * R + 1);
   // Blocks an SM that shared memory allows (227 KiB), at most 3 in 3D (85 registers a thread) and 6
-  // in 2D, asked of the register allocator.
+  // in 2D, asked of the register allocator. 3D doubles at radius 1 ask for 2 (128 registers): their
+  // lean march below spilled at 3 (80 registers, 32 bytes of stack) and ran 0.746 ms at 512^3; at 2,
+  // with no spill, 0.624 (H200).
   static constexpr int fit = static_cast<int>(227 * 1024 / shared_bytes);
-  static constexpr int min_blocks = fit < (Dims == 3 ? 3 : 6) ? fit : (Dims == 3 ? 3 : 6);
+  static constexpr int most = Dims == 2 ? 6 : (R == 1 && sizeof(T) == 8 ? 2 : 3);
+  static constexpr int min_blocks = fit < most ? fit : most;
   static_assert(min_blocks >= 1, "a block's ring fits an SM");
   // The lean march (plane_copies, a store pointer moved on a plane a step, inner tiles compiled apart)
-  // where it fits the registers: 2D at radius 1-2 and 3D floats at radius 1. Elsewhere its offsets and
-  // pointers spilled at the registers of min_blocks blocks (8-64 bytes a thread), and 3D doubles at
-  // radius 1 and radius 2 in both types measured 4-14% slower with it (H200; docs/journal/stencil.md,
-  // "Step 10 v2"); those keep the ring's copies and stores.
-  static constexpr bool lean = Dims == 2 ? R <= 2 : (R == 1 && sizeof(T) == 4);
+  // where it fits the registers: at radius 1-2 in 2D and radius 1 in 3D. Elsewhere its offsets and
+  // pointers spilled at the registers of min_blocks blocks (8-64 bytes a thread), and radius 2 in 3D
+  // measured 4-5% slower with it (H200; docs/journal/stencil.md, "Step 10 v2"); those keep the ring's
+  // copies and stores.
+  static constexpr bool lean = Dims == 2 ? R <= 2 : R == 1;
 };
 
 // The weight of box tap (dx, dy, dz) in pack_weights' order: z, then y, then x, each from -r.
@@ -294,12 +298,12 @@ void run_instance(const problem& p, const operands& x, const launch_context& lau
   // at 512^3 0.327 ms against 0.343 for the one-wave chunks (171 planes), and 0.392 against 0.600 at
   // 508 x 509 x 511, whose last tile column runs the slower march and, with chunks of one wave, holds
   // every SM to its time; 8 planes cost more in the 2r planes each chunk reads again (0.474 ms there).
-  // 2D grids at radius 1-2 take 32 rows: 3-6% ahead of one wave at 8191 x 4097 and 16383 x 8193,
-  // level at 8192^2; 64 and 128 lost at radius 1. 3D doubles measured within 2% from 8 to 32 planes
-  // and keep one wave, as do the other steps' kinds, which were not swept.
+  // 3D doubles at radius 1 likewise: 0.624 ms at 512^3 against 0.687, and 0.648 against 1.002 at 508
+  // wide. 2D grids at radius 1-2 take 32 rows: 3-6% ahead of one wave at 8191 x 4097 and 16383 x 8193,
+  // level at 8192^2; 64 and 128 lost at radius 1. The other kinds keep one wave (not swept).
   const std::string_view chunk = launch.setting(chunk_setting);
   const int planes_per_chunk =
-      chunk == "auto"   ? (Dims == 3 && R == 1 && sizeof(T) == 4 ? 16 : Dims == 2 && R <= 2 ? 32 : 0)
+      chunk == "auto"   ? (Dims == 3 && R == 1 ? 16 : Dims == 2 && R <= 2 ? 32 : 0)
       : chunk == "wave" ? 0
                         : static_cast<int>(std::min<std::int64_t>(whole_setting(chunk_setting.key, chunk), 1 << 30));
   launch_ring_kernel<T, R, C>(box_planes_kernel<T, R, Dims>, p, x, launch, C::by * C::rows_each, shape::box, "box_planes",
