@@ -52,9 +52,21 @@ std::vector<std::string> names_on(backend where) { return testing::variant_names
 
 INSTANTIATE_TEST_SUITE_P(Cpu, StencilVariant, ::testing::ValuesIn(names_on(backend::cpu)), testing::variant_test_name);
 
+// The step's settings beside its defaults: each literal value it declares, and for step 10's z-chunk
+// a count of planes that divides none of the sizes below (3) as well.
+std::vector<std::string> settings_to_check(const variant& v) {
+  std::vector<std::string> settings{""};
+  for (const std::string& value : testing::each_setting_value(v.info)) settings.push_back(value);
+  for (const parameter& setting : v.info.settings) {
+    if (setting.key == chunk_setting.key) settings.push_back(std::string(chunk_setting.key) + "=3");
+  }
+  return settings;
+}
+
 // Every variant that takes 3D grids (and the 2D ones again for the GPU), every radius, shape,
 // boundary and type, at sizes that no block, tile or z-chunk divides, including one thin in x and y
-// but deep in z (many z-chunks) and one point.
+// but deep in z (many z-chunks) and one point; each with the step's settings at their defaults and
+// at each other value settings_to_check names.
 void check_every_configuration(const variant& v, const std::vector<bench::size_spec>& sizes,
                                const std::vector<const char*>& radii) {
   int checked = 0;
@@ -63,15 +75,17 @@ void check_every_configuration(const variant& v, const std::vector<bench::size_s
       for (const char* form : {"star", "box"}) {
         for (const char* edge : {"clamp", "copy", "constant", "periodic"}) {
           for (const char* type : {"float", "double"}) {
-            const std::string config =
-                std::string("radius=") + radius + " shape=" + form + " boundary=" + edge + " type=" + type;
-            const problem p = make_problem(v, {size, config});
-            if (!v.supports(p).ok()) continue;
-            const auto result = check_once(v, p);
-            ASSERT_TRUE(result.passed()) << v.info.name << " " << size.text() << " " << config << ": "
-                                         << result.describe();
-            ASSERT_EQ(result.checked, size.count());
-            ++checked;
+            for (const std::string& settings : settings_to_check(v)) {
+              const std::string config = std::string("radius=") + radius + " shape=" + form + " boundary=" + edge +
+                                         " type=" + type + (settings.empty() ? "" : " " + settings);
+              const problem p = make_problem(v, {size, config});
+              if (!v.supports(p).ok()) continue;
+              const auto result = testing::check_once(make_trial(v, p, testing::fresh_options(v.info, config)));
+              ASSERT_TRUE(result.passed()) << v.info.name << " " << size.text() << " " << config << ": "
+                                           << result.describe();
+              ASSERT_EQ(result.checked, size.count());
+              ++checked;
+            }
           }
         }
       }
