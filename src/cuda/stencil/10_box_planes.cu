@@ -35,6 +35,15 @@
 //   spilled and ran 4-5% slower: those keep the ring's copies and stores. 3D doubles at radius 1 spilled
 //   too at 3 blocks an SM (0.746 ms against 0.653); at 2, 0.624 (0.81). docs/journal/stencil.md, "Step
 //   10 v2".
+// - v3, shifted rows (shifted_copies, shifted_window, store_across_warp): on rows that do not all start
+//   on 16 bytes (odd widths) every copy was 4 bytes and every store too. Now a tile row is copied as
+//   the grid's 16-byte vectors around it, read m places right, and stored as the output's vectors.
+//   Predicted: 8191 x 4097 at radius 1 in float 0.54 -> ~0.74 of the copy bandwidth (the inner tile
+//   columns at the aligned grids' speed). Outcome (H200): 0.62 (its first and last tile columns, 2 of
+//   16, test each vector); 16383 x 8193 0.58 -> 0.77 in float (8192 x 4096: 0.78), 0.79 -> 0.84 in
+//   double; 3D doubles at 509 wide 0.61 -> 0.69. The stores were half of it: with element-by-element
+//   stores 8191 x 4097 ran at 0.43-0.45 (ncu: 2.6x the L2 sectors written). 3D floats ran slower
+//   (0.38-0.42 against 0.43) and keep 4-byte copies. docs/journal/stencil.md, "Step 10 v3".
 
 #include <string>
 
@@ -44,7 +53,7 @@
 namespace swath::stencil::cuda {
 namespace {
 
-template <class T, int R, int Dims>
+template <class T, int R, int Dims, bool Shifted = false>
 struct config {
   static constexpr int vector = 16 / static_cast<int>(sizeof(T));  // points per thread along x
   static constexpr int bx = Dims == 3 ? 32 : 128;                  // threads along x
@@ -54,7 +63,9 @@ struct config {
   // from radius 3 the 2 × 7-9 running sums of 4 points would pass the registers of 2 blocks an SM.
   static constexpr int rows_each = Dims == 3 && R <= 2 ? 2 : 1;
   static constexpr int width = bx * vector;                       // points per block row: 128 floats in 3D
-  static constexpr int pad = (R + vector - 1) / vector * vector;  // halo columns each side, a whole vector
+  // Halo columns each side, a whole number of vectors: r rounded up, or where rows are shifted (below)
+  // r + vector - 1 rounded up, so that a row shifted right by up to vector - 1 still holds its halo.
+  static constexpr int pad = (R + (Shifted ? vector - 1 : 0) + vector - 1) / vector * vector;
   static constexpr int row = width + 2 * pad;                     // a tile row in shared memory
   static constexpr int rows = by * rows_each + 2 * ry;            // tile rows, halo included
   static constexpr int plane = rows * row;
@@ -84,6 +95,12 @@ struct config {
   // measured 4-5% slower with it (H200; docs/journal/stencil.md, "Step 10 v2"); those keep the ring's
   // copies and stores.
   static constexpr bool lean = Dims == 2 ? R <= 2 : R == 1;
+  // Shifted rows (grids whose rows do not all start on 16 bytes: odd widths, or an odd pitch or
+  // address): a tile row is copied as the 16-byte vectors of the grid around it, so that every copy
+  // is one 16-byte cp.async, and the row lands m = (its first point's address / element) mod vector
+  // places right of where an aligned row would. Halo vectors: pad / vector each side of every tile row.
+  static constexpr int halo_vectors = 2 * (pad / vector) * rows;
+  static_assert(!Shifted || (lean && halo_vectors <= threads), "shifted rows: the lean march, a halo vector a thread");
 };
 
 // The weight of box tap (dx, dy, dz) in pack_weights' order: z, then y, then x, each from -r.
@@ -157,20 +174,251 @@ struct plane_copies {
   }
 };
 
+// The first element of the 16-byte vector that holds *p (every grid starts on an element).
+template <class T>
+__device__ __forceinline__ const T* vector_start(const T* p) {
+  return reinterpret_cast<const T*>(reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t{15});
+}
+
+// Where p lies in its 16-byte vector, in elements: a shifted row's m.
+template <class T>
+__device__ __forceinline__ int shift_of(const T* p) {
+  return static_cast<int>((reinterpret_cast<std::uintptr_t>(p) & 15) / sizeof(T));
+}
+
+// Step 10's copies where rows do not all start on 16 bytes (C::pad for shifted rows). Slot position p
+// of tile row t holds grid point x0 - m - pad + p of that row, m = shift_of(&in(x0, row, plane)): the
+// thread's piece is the grid's vector at x0 + tx · vector - m, and pad / vector halo vectors each
+// side, one a thread (C::halo_vectors), so that each is one aligned 16-byte copy (the per-element
+// copies of such rows cost 2D boxes 0.54 of the copy bandwidth at 8191 x 4097 against 0.78 at 8192 x
+// 4096 on the H200). As plane_copies, the faces in x and y are resolved once, into each vector's row
+// offset within a plane; a step adds them to the plane pointer and rounds down to the vector. Planes
+// outside the grid in z, rows outside it under boundary=constant and, outside inner tiles, vectors
+// that cross a face in x take the general path: each vector tested, each element of one that crosses
+// a face resolved by the boundary.
+template <class T, int R, class C, bool Inner>
+struct shifted_copies {
+  static constexpr int V = C::vector, per_side = C::pad / V;
+  const T* plane;             // the plane issued next, if inside the grid in z
+  int offset[C::row_passes];  // in(x, tile row ty + k · by) within a plane, the row clamped or wrapped
+  bool row_outside[C::row_passes];  // that row lies outside the grid under boundary=constant
+  int halo_offset;             // the halo vector's unshifted first point within a plane (threads < halo_vectors)
+  unsigned halo_address;       // and its byte offset in a slot
+  int halo_x;                  // its unshifted first point's x
+  bool halo_row_outside;
+  unsigned inside_end;         // planes zz < inside_end (zz >= 0) take the plain path: none outside inner tiles
+
+  __device__ __forceinline__ shifted_copies(const vector_ring<T, R, C>& planes, const frame& f, int first_plane) {
+    plane = planes.in + static_cast<std::int64_t>(first_plane) * f.sz;
+    const bool constant = f.edge == boundary::constant;
+#pragma unroll
+    for (int k = 0; k < C::row_passes; ++k) {
+      const int yy = planes.y0 - C::ry + planes.ty + k * C::by;
+      row_outside[k] = constant && static_cast<unsigned>(yy) >= static_cast<unsigned>(f.ny);
+      offset[k] = static_cast<int>(wrap_or_clamp(yy, f.ny, f.edge) * f.sy + planes.x);
+    }
+    const int t = planes.thread / (2 * per_side), j = planes.thread % (2 * per_side);
+    const int delta = j < per_side ? -C::pad + j * V : C::width + (j - per_side) * V;
+    const int yy = planes.y0 - C::ry + t;
+    halo_row_outside = constant && static_cast<unsigned>(yy) >= static_cast<unsigned>(f.ny);
+    halo_x = planes.x0 + delta;
+    halo_offset = static_cast<int>(wrap_or_clamp(yy, f.ny, f.edge) * f.sy + halo_x);
+    halo_address = (t * C::row + C::pad + delta) * sizeof(T);
+    inside_end = Inner ? static_cast<unsigned>(min(f.nz, planes.z_end + R)) : 0u;
+  }
+
+  // The ring's element at shared byte address `address`.
+  __device__ __forceinline__ static T* element_at(const vector_ring<T, R, C>& planes, unsigned address) {
+    return planes.ring + (address - planes.ring_address) / sizeof(T);
+  }
+
+  // A vector of boundary=constant's value at `address` (a row or plane outside the grid).
+  __device__ __forceinline__ static void fill(const vector_ring<T, R, C>& planes, unsigned address) {
+    T* target = element_at(planes, address);
+#pragma unroll
+    for (int i = 0; i < V; ++i) target[i] = planes.edge_value;
+  }
+
+  // The vector whose unshifted first point is in(x, row) at `source`, into `slot_address` + `address`:
+  // one 16-byte copy if it lies inside the row, else element by element through the boundary.
+  __device__ __forceinline__ void copy_vector(const vector_ring<T, R, C>& planes, const frame& f, unsigned address,
+                                              const T* source, int x) const {
+    const int m = shift_of(source);
+    const int first = x - m;  // the vector's first point
+    const T* row_start = source - x;
+    if (first >= 0 && first + V <= f.nx) {
+      copy_async(address, vector_start(source), 16);
+      return;
+    }
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+      const int xx = first + i;
+      const unsigned target = address + i * sizeof(T);
+      if (static_cast<unsigned>(xx) < static_cast<unsigned>(f.nx)) {
+        copy_async(target, row_start + xx, sizeof(T));
+      } else if (f.edge == boundary::constant) {
+        *element_at(planes, target) = planes.edge_value;
+      } else {
+        copy_async(target, row_start + wrap_or_clamp(xx, f.nx, f.edge), sizeof(T));
+      }
+    }
+  }
+
+  // Plane zz into slot `slot_index` and one commit group (empty past the chunk's last plane read).
+  __device__ __forceinline__ void issue(const vector_ring<T, R, C>& planes, const frame& f, int slot_index, int zz) {
+    constexpr unsigned plane_bytes = C::plane * sizeof(T);
+    const unsigned slot_address = planes.ring_address + slot_index * plane_bytes;
+    if (static_cast<unsigned>(zz) < inside_end) {
+#pragma unroll
+      for (int k = 0; k < C::row_passes; ++k) {
+        if (C::rows % C::by == 0 || planes.ty + k * C::by < C::rows) {
+          copy_async(slot_address + planes.piece_address[k], vector_start(plane + offset[k]), 16);
+        }
+      }
+      if (planes.thread < C::halo_vectors) copy_async(slot_address + halo_address, vector_start(plane + halo_offset), 16);
+    } else if (zz < planes.z_end + R) {
+      const bool z_inside = static_cast<unsigned>(zz) < static_cast<unsigned>(f.nz);
+      const bool fill_plane = !z_inside && f.edge == boundary::constant;
+      const T* base = z_inside ? plane : planes.in + static_cast<std::int64_t>(wrap_or_clamp(zz, f.nz, f.edge)) * f.sz;
+#pragma unroll
+      for (int k = 0; k < C::row_passes; ++k) {
+        if (C::rows % C::by == 0 || planes.ty + k * C::by < C::rows) {
+          const unsigned address = slot_address + planes.piece_address[k];
+          if (fill_plane || row_outside[k]) {
+            fill(planes, address);
+          } else {
+            copy_vector(planes, f, address, base + offset[k], planes.x);
+          }
+        }
+      }
+      if (planes.thread < C::halo_vectors) {
+        if (fill_plane || halo_row_outside) {
+          fill(planes, slot_address + halo_address);
+        } else {
+          copy_vector(planes, f, slot_address + halo_address, base + halo_offset, halo_x);
+        }
+      }
+    }
+    commit_copies();
+    plane += f.sz;
+  }
+};
+
+// A shifted row's window: window[i] = at[m - lw + i], i < lw + V + lw, `at` on a vector. Element by
+// element those are lw + V + lw 4- or 8-byte loads 16 bytes apart across a warp, 4-way bank
+// conflicts each; here the 16-byte vectors around them (3-4 loads, as an aligned row's) and the run
+// picked by m through selects.
+template <class T, int V, int LW>
+__device__ __forceinline__ void shifted_window(const T* at, int m, T (&window)[LW + V + LW]) {
+  constexpr int low = (LW + V - 1) / V, high = (2 * V + LW - 2) / V;  // vectors before and after at's
+  T around[(low + 1 + high) * V];
+#pragma unroll
+  for (int k = 0; k < low + 1 + high; ++k) load_run<T, V>(at + (k - low) * V, around + k * V);
+  // Selects, not a switch on m: branches split the step into blocks ptxas does not schedule across (3D
+  // floats at 509 wide: 0.377 of the copy bandwidth with a switch, 0.400 with selects). By m's low bit,
+  // then its high one.
+  T half[(low + 1 + high) * V - 1];
+#pragma unroll
+  for (int j = 0; j < (low + 1 + high) * V - 1; ++j) half[j] = (m & 1) ? around[j + 1] : around[j];
+#pragma unroll
+  for (int i = 0; i < LW + V + LW; ++i) {
+    const int j = low * V - LW + i;
+    if constexpr (V == 4) {
+      window[i] = (m & 2) ? half[j + 2] : half[j];
+    } else {
+      window[i] = half[j];
+    }
+  }
+}
+
+// A warp's row of results in a tile of shifted rows, each thread's V at `target` (its first point,
+// `left` points before the grid's last column ends), the row's point x0 lying m places into its
+// 16-byte vector: stored as the output's aligned vectors. Element by element each thread's V stores
+// touched the same sectors as its neighbours' (a warp's 4-byte stores 16 bytes apart): ncu at 8191 x
+// 4097 (2D, radius 1, float) counted 2.6x the sectors into the L2 of 8192 x 4096, and the L2 79% busy
+// with DRAM at 39%. Here thread i stores its last m results and thread i + 1's first V - m (a
+// shuffle) as one vector; the warp's first thread also stores its first V - m alone, and its last its
+// last m. Guarded (tiles at a face in x): points at or past the grid's last column are not stored.
+// Every thread of the warp calls it.
+template <class T, int V, bool Guarded>
+__device__ __forceinline__ void store_across_warp(T* target, const T (&sum)[V], int m, int left) {
+  using vector = typename vector16<T>::type;
+  const auto inside = [&](int i) { return !Guarded || i < left; };
+  if (m == 0) {
+    if (!Guarded || left >= V) {
+      *reinterpret_cast<vector*>(target) = vector16<T>::pack(sum);
+    } else {
+#pragma unroll
+      for (int i = 0; i < V; ++i) {
+        if (inside(i)) target[i] = sum[i];
+      }
+    }
+    return;
+  }
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  T next[V], joined[V];
+#pragma unroll
+  for (int i = 0; i < V; ++i) next[i] = __shfl_down_sync(0xffffffffu, sum[i], 1);
+  if constexpr (V == 4) {  // joined = sum[V - m ...], then next[...]
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+      const T one = i < 1 ? sum[3 + i] : next[i - 1], two = i < 2 ? sum[2 + i] : next[i - 2],
+              three = i < 3 ? sum[1 + i] : next[i - 3];
+      joined[i] = m == 1 ? one : m == 2 ? two : three;
+    }
+  } else {
+    joined[0] = sum[1], joined[1] = next[0];
+  }
+  if (lane == 0) {
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+      if (i < V - m && inside(i)) target[i] = sum[i];
+    }
+  }
+  if (lane < 31) {
+    if (!Guarded || left >= 2 * V - m) {
+      *reinterpret_cast<vector*>(target + V - m) = vector16<T>::pack(joined);
+    } else {
+#pragma unroll
+      for (int i = 0; i < V; ++i) {
+        if (inside(V - m + i)) target[V - m + i] = joined[i];
+      }
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+      if (i >= V - m && inside(i)) target[i] = sum[i];
+    }
+  }
+}
+
 // A block's march over its chunk of z: the running sums live in registers from the first plane read
 // to the last.
-template <class T, int R, int Dims, bool Inner>
-__device__ __forceinline__ void march(const vector_ring<T, R, config<T, R, Dims>>& planes, T* __restrict__ out,
+template <class T, int R, int Dims, bool Shifted, bool Inner>
+__device__ __forceinline__ void march(const vector_ring<T, R, config<T, R, Dims, Shifted>>& planes, T* __restrict__ out,
                                       const frame& f, int z_begin, int z_end, int unit,
-                                      const weights<T, config<T, R, Dims>::taps>& c) {
-  using C = config<T, R, Dims>;
+                                      const weights<T, config<T, R, Dims, Shifted>::taps>& c) {
+  using C = config<T, R, Dims, Shifted>;
   constexpr int V = C::vector, E = C::rows_each, LW = window_side<T, R>();
   const int x = planes.x, y = planes.y0 + planes.ty * E;  // this thread's first point: rows y ... y + E - 1
 
   // Step i reads plane z_begin - r + i, in slot i mod slots, and stores output plane z_begin - 2r + i
   // (from i = 2r: the steps before only start the sums).
-  for (int i = 0; i < C::ahead; ++i) planes.issue_plane(i, z_begin - R + i);
-  plane_copies<T, R, C, Inner> copies(planes, f, z_begin - R + C::ahead, unit);  // unused unless C::lean
+  // Shifted rows: every plane through shifted_copies, whose layout the reads below follow.
+  auto copies = [&] {
+    if constexpr (Shifted) {
+      return shifted_copies<T, R, C, Inner>(planes, f, z_begin - R);
+    } else {
+      return plane_copies<T, R, C, Inner>(planes, f, z_begin - R + C::ahead, unit);  // unused unless C::lean
+    }
+  }();
+  for (int i = 0; i < C::ahead; ++i) {
+    if constexpr (Shifted) {
+      copies.issue(planes, f, i, z_begin - R + i);
+    } else {
+      planes.issue_plane(i, z_begin - R + i);
+    }
+  }
   const int own = planes.ty * E * C::row + C::pad + planes.tx * V;  // this thread's vector in its first input row (y - ry)
   const bool face_block = f.edge == boundary::copy &&
                           (planes.x0 < R || planes.x0 + C::width + R > f.nx || planes.y0 < C::ry ||
@@ -178,7 +426,15 @@ __device__ __forceinline__ void march(const vector_ring<T, R, config<T, R, Dims>
   // The thread's first output point of the next plane stored, moved on by a plane a store; its piece
   // takes one vector store where it lies inside the grid in x and rows are whole vectors.
   T* target = out + (static_cast<std::int64_t>(z_begin) * f.sz + static_cast<std::int64_t>(y) * f.sy + x);
-  const bool whole_store = Inner || (unit == V && x + V <= f.nx);
+  const bool whole_store = !Shifted && (Inner || (unit == V && x + V <= f.nx));
+  // Shifted rows: input row t of plane zz lands shift_of(&in(x0, row, zz)) places right, which is
+  // (element + zz · sz + row · sy) mod V, `element` being where the grid starts in its vector.
+  const unsigned element = static_cast<unsigned>(shift_of(planes.in)), out_element = static_cast<unsigned>(shift_of(out));
+  unsigned row_term[E + 2 * C::ry];
+#pragma unroll
+  for (int t = 0; t < E + 2 * C::ry; ++t) {
+    row_term[t] = element + static_cast<unsigned>(wrap_or_clamp(y - C::ry + t, f.ny, f.edge)) * static_cast<unsigned>(f.sy);
+  }
 
   // sums[j][k][i]: output row y + j, plane (the plane read) - r + k, point x + i. The move down a
   // plane at the end of a step costs nothing: ptxas writes each sum's last multiply-add of the step
@@ -195,7 +451,7 @@ __device__ __forceinline__ void march(const vector_ring<T, R, config<T, R, Dims>
   int read_slot = 0, write_slot = C::ahead, own_slot = C::slots - R;  // planes p, p + ahead, p - r
   const int steps = z_end - z_begin + 2 * R;
   for (int step = 0; step < steps; ++step) {
-    if constexpr (C::lean) {
+    if constexpr (C::lean) {  // shifted_copies or plane_copies
       copies.issue(planes, f, write_slot, z_begin - R + step + C::ahead);
     } else {
       planes.issue_plane(write_slot, z_begin - R + step + C::ahead);
@@ -204,13 +460,22 @@ __device__ __forceinline__ void march(const vector_ring<T, R, config<T, R, Dims>
     __syncthreads();          // and everyone's
 
     const T* first_row = planes.ring + read_slot * C::plane + own;
+    const int read_plane = z_begin - R + step;
+    const unsigned plane_term =
+        static_cast<unsigned>(static_cast<unsigned>(read_plane) < static_cast<unsigned>(f.nz) ? read_plane
+                                                                                              : wrap_or_clamp(read_plane, f.nz, f.edge)) *
+        static_cast<unsigned>(f.sz);
 #pragma unroll
     for (int t = 0; t < E + 2 * C::ry; ++t) {  // input row y - ry + t
       T window[LW + V + LW];                     // window[LW + i] = the row at x + i
       const T* at = first_row + t * C::row;
-      load_run<T, LW>(at - LW, window);
-      load_run<T, V>(at, window + LW);
-      load_run<T, LW>(at + V, window + LW + V);
+      if constexpr (Shifted) {  // the window m places right: whole vectors, then the m-th run of them
+        shifted_window<T, V, LW>(at, static_cast<int>((plane_term + row_term[t]) & (V - 1)), window);
+      } else {
+        load_run<T, LW>(at - LW, window);
+        load_run<T, V>(at, window + LW);
+        load_run<T, LW>(at + V, window + LW + V);
+      }
 #pragma unroll
       for (int j = 0; j < E; ++j) {
         const int dy = t - C::ry - j;
@@ -234,7 +499,10 @@ __device__ __forceinline__ void march(const vector_ring<T, R, config<T, R, Dims>
       for (int j = 0; j < E; ++j) {
         if (y + j >= f.ny) continue;
         if (own_values_here) {
-          const T* own_values = planes.ring + own_slot * C::plane + own + (j + C::ry) * C::row;
+          const T* own_values = planes.ring + own_slot * C::plane + own + (j + C::ry) * C::row +
+                                (Shifted ? (element + static_cast<unsigned>(z) * static_cast<unsigned>(f.sz) +
+                                            static_cast<unsigned>(y + j) * static_cast<unsigned>(f.sy)) & (V - 1)
+                                         : 0u);
 #pragma unroll
           for (int i = 0; i < V; ++i) {
             if (copies_itself(f, x + i, y + j, z)) sums[j][0][i] = own_values[i];
@@ -244,6 +512,10 @@ __device__ __forceinline__ void march(const vector_ring<T, R, config<T, R, Dims>
           planes.store(out + (z * f.sz + (y + j) * f.sy + x), sums[j][0]);
         } else if (whole_store) {
           *reinterpret_cast<typename vector16<T>::type*>(target + j * f.sy) = vector16<T>::pack(sums[j][0]);
+        } else if (Shifted) {
+          const unsigned row_shift = out_element + static_cast<unsigned>(z) * static_cast<unsigned>(f.sz) +
+                                     static_cast<unsigned>(y + j) * static_cast<unsigned>(f.sy);
+          store_across_warp<T, V, !Inner>(target + j * f.sy, sums[j][0], static_cast<int>(row_shift & (V - 1)), f.nx - x);
         } else {
           planes.store(target + j * f.sy, sums[j][0]);
         }
@@ -268,11 +540,11 @@ __device__ __forceinline__ void march(const vector_ring<T, R, config<T, R, Dims>
 }
 
 // One block a tile of the plane, marching a chunk of z.
-template <class T, int R, int Dims>
-__global__ void __launch_bounds__(config<T, R, Dims>::threads, config<T, R, Dims>::min_blocks)
+template <class T, int R, int Dims, bool Shifted>
+__global__ void __launch_bounds__(config<T, R, Dims, Shifted>::threads, config<T, R, Dims, Shifted>::min_blocks)
     box_planes_kernel(const T* __restrict__ in, T* __restrict__ out, frame f, T edge_value, int z_chunk, int unit,
-                      const weights<T, config<T, R, Dims>::taps> c) {
-  using C = config<T, R, Dims>;
+                      const weights<T, config<T, R, Dims, Shifted>::taps> c) {
+  using C = config<T, R, Dims, Shifted>;
   extern __shared__ __align__(16) unsigned char shared_raw[];
   T* ring = reinterpret_cast<T*>(shared_raw);  // [slots][rows][row]
   const int x0 = static_cast<int>(blockIdx.x) * C::width, y0 = static_cast<int>(blockIdx.y) * C::by * C::rows_each;
@@ -284,10 +556,14 @@ __global__ void __launch_bounds__(config<T, R, Dims>::threads, config<T, R, Dims
   // but the last column. Compiled apart, their steps test no piece: with a per-thread test in the same
   // loop ptxas recomputed it from its terms every step (~40 instructions).
   const bool rows_usable = f.edge != boundary::constant || (y0 >= C::ry && y0 + C::rows - C::ry <= f.ny);
-  if (C::lean && unit == C::vector && x0 + C::width <= f.nx && rows_usable) {
-    march<T, R, Dims, true>(planes, out, f, z_begin, z_end, unit, c);
+  // Shifted rows: inner tiles are those whose vectors, shifted up to V - 1 left, all lie inside the grid
+  // in x (every tile column but the first and the last one or two).
+  const bool inner = Shifted ? x0 >= C::pad + C::vector && x0 + C::width + C::pad <= f.nx
+                             : unit == C::vector && x0 + C::width <= f.nx;
+  if (C::lean && inner && rows_usable) {
+    march<T, R, Dims, Shifted, true>(planes, out, f, z_begin, z_end, unit, c);
   } else {
-    march<T, R, Dims, false>(planes, out, f, z_begin, z_end, unit, c);
+    march<T, R, Dims, Shifted, false>(planes, out, f, z_begin, z_end, unit, c);
   }
 }
 
@@ -306,8 +582,21 @@ void run_instance(const problem& p, const operands& x, const launch_context& lau
       chunk == "auto"   ? (Dims == 3 && R == 1 ? 16 : Dims == 2 && R <= 2 ? 32 : 0)
       : chunk == "wave" ? 0
                         : static_cast<int>(std::min<std::int64_t>(whole_setting(chunk_setting.key, chunk), 1 << 30));
-  launch_ring_kernel<T, R, C>(box_planes_kernel<T, R, Dims>, p, x, launch, C::by * C::rows_each, shape::box, "box_planes",
-                              planes_per_chunk);
+  // Rows that do not all start on 16 bytes (odd widths, pitches or addresses) take shifted rows in 2D
+  // and in 3D doubles (H200: 8191 x 4097 at radius 1 in float 0.54 -> 0.62 of the copy bandwidth,
+  // 16383 x 8193 0.58 -> 0.77; 509 x 509 x 511 in double 0.61 -> 0.69). 3D floats ran slower with them
+  // (509 x 509 x 511: 0.38-0.42 against 0.43), and they and the kinds off the lean march copy such rows
+  // element by element (vector_ring::copy_piece). docs/journal/stencil.md, "Step 10 v3".
+  if constexpr (C::lean && (Dims == 2 || sizeof(T) == 8)) {
+    using S = config<T, R, Dims, true>;
+    if (access_unit<T>(frame_of(p), x.in, x.out) < C::vector) {
+      launch_ring_kernel<T, R, S>(box_planes_kernel<T, R, Dims, true>, p, x, launch, S::by * S::rows_each, shape::box,
+                                  "box_planes", planes_per_chunk);
+      return;
+    }
+  }
+  launch_ring_kernel<T, R, C>(box_planes_kernel<T, R, Dims, false>, p, x, launch, C::by * C::rows_each, shape::box,
+                              "box_planes", planes_per_chunk);
 }
 
 }  // namespace
