@@ -430,6 +430,10 @@ __device__ __forceinline__ void march(const vector_ring<T, R, config<T, R, Dims,
   // Shifted rows: input row t of plane zz lands shift_of(&in(x0, row, zz)) places right, which is
   // (element + zz · sz + row · sy) mod V, `element` being where the grid starts in its vector.
   const unsigned element = static_cast<unsigned>(shift_of(planes.in)), out_element = static_cast<unsigned>(shift_of(out));
+  const auto shift_at = [&](unsigned first, int plane, int row) {  // first: element or out_element
+    return static_cast<int>((first + static_cast<unsigned>(plane) * static_cast<unsigned>(f.sz) +
+                             static_cast<unsigned>(row) * static_cast<unsigned>(f.sy)) & (V - 1));
+  };
   unsigned row_term[E + 2 * C::ry];
 #pragma unroll
   for (int t = 0; t < E + 2 * C::ry; ++t) {
@@ -500,9 +504,7 @@ __device__ __forceinline__ void march(const vector_ring<T, R, config<T, R, Dims,
         if (y + j >= f.ny) continue;
         if (own_values_here) {
           const T* own_values = planes.ring + own_slot * C::plane + own + (j + C::ry) * C::row +
-                                (Shifted ? (element + static_cast<unsigned>(z) * static_cast<unsigned>(f.sz) +
-                                            static_cast<unsigned>(y + j) * static_cast<unsigned>(f.sy)) & (V - 1)
-                                         : 0u);
+                                (Shifted ? shift_at(element, z, y + j) : 0);
 #pragma unroll
           for (int i = 0; i < V; ++i) {
             if (copies_itself(f, x + i, y + j, z)) sums[j][0][i] = own_values[i];
@@ -513,9 +515,7 @@ __device__ __forceinline__ void march(const vector_ring<T, R, config<T, R, Dims,
         } else if (whole_store) {
           *reinterpret_cast<typename vector16<T>::type*>(target + j * f.sy) = vector16<T>::pack(sums[j][0]);
         } else if (Shifted) {
-          const unsigned row_shift = out_element + static_cast<unsigned>(z) * static_cast<unsigned>(f.sz) +
-                                     static_cast<unsigned>(y + j) * static_cast<unsigned>(f.sy);
-          store_across_warp<T, V, !Inner>(target + j * f.sy, sums[j][0], static_cast<int>(row_shift & (V - 1)), f.nx - x);
+          store_across_warp<T, V, !Inner>(target + j * f.sy, sums[j][0], shift_at(out_element, z, y + j), f.nx - x);
         } else {
           planes.store(target + j * f.sy, sums[j][0]);
         }
