@@ -22,16 +22,24 @@ using rule = api::dispatch_rule<problem, operands>;
 // Steps 08-09 read tiles through the copy engine, which needs 16-byte aligned grids.
 [[maybe_unused]] bool tma_wide(const problem& p, const operands& x) { return aligned_wide_star_3d(p).ok() && aligned_16(x); }
 [[maybe_unused]] bool tma_star(const problem& p, const operands& x) { return aligned_star_3d(p).ok() && aligned_16(x); }
-[[maybe_unused]] bool star(const problem& p, const operands&) { return any_star(p).ok(); }
-// Step 10 runs every box but one kind faster than step 06 (NVIDIA H200, docs/journal/stencil.md, "Step
-// 10: box planes" and "Step 10 v2"): 2D boxes in double at radius 1 on grids whose width is not a
-// whole number of step 10's 256-double tiles (8191 × 4097: 0.175 against 0.164 ms; 16383 × 8193: 0.641
-// against 0.609), which stay with 06. At whole tiles 10 is ahead there too (8192²: 0.302 against
-// 0.308; 4096²: 0.080 against 0.097).
-[[maybe_unused]] bool box_planes_pay(const problem& p, const operands&) {
-  if (!any_box(p).ok()) return false;
-  return !(p.radius == 1 && p.dims == 2 && p.type == element_type::f64 && p.grid.width % 256 != 0);
+// Stars the copy engine cannot take (2D grids, periodic boundaries, rows not on 16 bytes, radius 3-4 on
+// such grids): step 11 runs radius 1-2 faster than 06 and 07 everywhere measured, and 3D floats at
+// radius 3 and doubles at radius 4; 07 keeps 2D stars at radius 3-4 and 06 the 3D ones left (NVIDIA
+// H200, journal, "Step 11: star planes"; 509 x 509 x 511 at radius 1 in double: 11 0.650 ms, 06 0.846,
+// 07 1.210; 512^3 periodic in float: 11 0.325, 07 0.477; 16383 x 8193 in float: 11 0.327, 07 0.493; 509
+// wide at radius 3: 11 0.754 in float, 06 0.822, and 06 1.008 in double, 11 1.131; at radius 4: 06 0.909
+// in float, 11 0.940, and 11 1.397 in double, 06 1.588; radius 4 in 2D at 16383 x 8193: 07 0.447, 11 0.488).
+[[maybe_unused]] bool star_planes_pay(const problem& p, const operands&) {
+  if (!any_star(p).ok()) return false;
+  const bool f32 = p.type == element_type::f32;
+  return p.radius <= 2 || (p.dims == 3 && (p.radius == 3 ? f32 : !f32));
 }
+[[maybe_unused]] bool star_2d(const problem& p, const operands&) { return any_star(p).ok() && p.dims == 2; }
+// Step 10 runs every box at least as fast as step 06 (NVIDIA H200, docs/journal/stencil.md, "Step 10"
+// to "Step 10 v3"). The last kind 06 kept, 2D boxes in double at radius 1 on widths not a whole number
+// of step 10's 256-double tiles, went with v3's shifted rows (8191 x 4097: 0.163 against 0.164 ms;
+// 16383 x 8193: 0.601 against 0.609; 4097^2: 0.097 against 0.123; stencil-10-v3.json).
+[[maybe_unused]] bool box(const problem& p, const operands&) { return any_box(p).ok(); }
 bool two_d(const problem& p, const operands&) { return p.dims == 2; }
 
 // clang-format off
@@ -41,13 +49,16 @@ constexpr rule device_rules[] = {
   {"stencil/cuda/09_plane_pairs", 90, 999, tma_wide, cuda::plane_pairs, "3D stars r 3-4: the fastest measured"},
   // 3D stars, radius 1-2: 0.93-0.98 of copy bandwidth on an H100 (docs/journal/stencil.md, step 08).
   {"stencil/cuda/08_tma_planes", 90, 999, tma_star, cuda::tma_planes, "3D stars: 0.93-0.98 of copy bandwidth"},
-  // Stars of any dimension, boundary, alignment and pitch: 16-byte copies ahead into shared memory.
-  {"stencil/cuda/07_vector_planes", 0, 999, star, cuda::vector_planes, "stars the copy engine cannot take"},
+  // Other stars of radius 1-2 (and 3D floats at radius 3), any dimension, boundary, alignment and pitch:
+  // each input plane read once into the running sums of the 2r + 1 output planes it feeds.
+  {"stencil/cuda/11_star_planes", 0, 999, star_planes_pay, cuda::star_planes, "stars the copy engine cannot take, r 1-2"},
+  // 2D stars of radius 3-4: 16-byte copies ahead into shared memory.
+  {"stencil/cuda/07_vector_planes", 0, 999, star_2d, cuda::vector_planes, "2D stars r 3-4"},
   // Boxes of any dimension, boundary, alignment and pitch: each input plane read once for its 2r + 1
   // output planes (docs/journal/stencil.md, step 10).
-  {"stencil/cuda/10_box_planes", 0, 999, box_planes_pay, cuda::box_planes, "boxes but one kind at radius 1"},
-  // Everything else: 2D boxes in double at radius 1 on ragged widths.
-  {"stencil/cuda/06_async_planes", 0, 999, api::always<problem, operands>, cuda::async_planes, "every stencil"},
+  {"stencil/cuda/10_box_planes", 0, 999, box, cuda::box_planes, "every box"},
+  // The rest: 3D stars of radius 3-4 (3 in double) the copy engine cannot take.
+  {"stencil/cuda/06_async_planes", 0, 999, api::always<problem, operands>, cuda::async_planes, "3D stars r 3-4 off the copy engine"},
 };
 #else
 constexpr std::span<const rule> device_rules;  // no CUDA backend: never chosen

@@ -17,8 +17,8 @@ inline constexpr parameter tile_setting{"tile", "model|N|WxH", "model", "the til
 inline constexpr parameter cache_setting{"cache", "L1|L2|L3|BYTES", "L2", "the cache the model fills: a level, or bytes with K|M|G", named_always};
 inline constexpr parameter ways_setting{"ways", "auto|0|N", "auto", "the associativity the model keeps the width within; auto: the system's, 0: ignore it", named_always};
 inline constexpr parameter schedule_settings[] = {column_width_setting, tile_setting, cache_setting, ways_setting};
-// Step 10's z-chunks (stencil/cuda/10_box_planes): a block marches `chunk` planes.
-inline constexpr parameter chunk_setting{"chunk", "auto|wave|N", "auto", "planes a block marches; wave: the fewest chunks that fill the GPU's waves of blocks (plan_marching); auto: 16 for 3D at radius 1, 32 for 2D at radius 1-2, else wave", parameter::naming::unless_default};
+// Steps 10 and 11's z-chunks (stencil/cuda/10_box_planes, 11_star_planes): a block marches `chunk` planes.
+inline constexpr parameter chunk_setting{"chunk", "auto|wave|N", "auto", "planes a block marches; wave: the fewest chunks that fill the GPU's waves of blocks (plan_marching); auto: in 3D 16 at radius 1 and for stars at radius 2, 32 for other stars and boxes at radius 2, else wave; in 2D 32 at radius 1-2, else wave", parameter::naming::unless_default};
 inline constexpr parameter box_planes_settings[] = {chunk_setting};
 
 // ---- The policies ------------------------------------------------------------------------------

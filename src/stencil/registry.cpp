@@ -36,6 +36,7 @@ const variant table[] = {
   {{"stencil/cuda/08_tma_planes",     cuda, "3D stars: tiles by the copy engine (TMA), 8 warps fed by 1", "stencil", tolerance, false, device_memory}, row_major, false, aligned_star_3d, cuda::tma_planes, stencil_work},
   {{"stencil/cuda/09_plane_pairs",    cuda, "3D stars, radius 3-4: as 08, two output planes a step", "stencil", tolerance, false, device_memory}, row_major, false, aligned_wide_star_3d, cuda::plane_pairs, stencil_work},
   {{"stencil/cuda/10_box_planes",     cuda, "boxes: each plane's taps summed once into the 2r+1 output planes it feeds", "stencil", tolerance, false, device_memory, box_planes_settings}, row_major, false, any_box, cuda::box_planes, stencil_work},
+  {{"stencil/cuda/11_star_planes",    cuda, "stars on step 10's march: each plane's taps into the 2r+1 output planes it feeds", "stencil", tolerance, false, device_memory, box_planes_settings}, row_major, false, any_star, cuda::star_planes, stencil_work},
 #endif
 };
 // clang-format on

@@ -38,4 +38,5 @@ void vector_planes(const problem&, const operands&, const launch_context&);    /
 void tma_planes(const problem&, const operands&, const launch_context&);       // 08_tma_planes.cu
 void plane_pairs(const problem&, const operands&, const launch_context&);      // 09_plane_pairs.cu
 void box_planes(const problem&, const operands&, const launch_context&);       // 10_box_planes.cu
+void star_planes(const problem&, const operands&, const launch_context&);      // 11_star_planes.cu
 }  // namespace swath::stencil::cuda
