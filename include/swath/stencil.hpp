@@ -8,8 +8,10 @@
 // column, zigzag: include/swath/schedule/), which is the point: the same arithmetic, four traversals,
 // and the cache model choosing the column width. The CUDA steps are the stencil study's 3D progression
 // (01-04: naive, shared-memory tiles, thread coarsening, register tiling), generic kernels (05
-// streaming, 06 planes copied ahead by cp.async, 07 16 bytes a thread), and 3D stars fed by the copy
-// engine (08; 09 two output planes a step at radius 3-4). How the fastest work: docs/stencil.md.
+// streaming, 06 planes copied ahead by cp.async, 07 16 bytes a thread), 3D stars fed by the copy
+// engine (08; 09 two output planes a step at radius 3-4), and the plane march, each input plane read
+// once into the 2r + 1 output planes it feeds (10 boxes; 11 stars the copy engine cannot take). How
+// the fastest work: docs/stencil.md.
 //
 // Traffic: one read and one write per point at best, 8 bytes in float (16 in double); 2 flops per tap.
 #include <cstdint>
