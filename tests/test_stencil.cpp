@@ -100,7 +100,7 @@ void check_every_configuration(const variant& v, const std::vector<bench::size_s
 // 3D, 512 in 2D) before a ragged one, and 8 × 5 × 300 is cut into many z-chunks. Rows of an odd
 // number of 16 bytes (132 and 260 floats, 70 and 130 doubles) take steps 08 and 09's split rows, with
 // planes of an odd number of 16 bytes (132 × 19, 70 × 45, 130 × 7) and of an even one (260 × 10).
-// Step 10's shifted rows (rows not all on 16 bytes; 2D, and 3D doubles) copy whole vectors in the
+// Steps 10 and 11's shifted rows (rows not all on 16 bytes; 2D, and 3D doubles) copy whole vectors in the
 // tile columns between the first and the last: 261 (3D, tiles of 128) and 1035 (2D, tiles of 512
 // floats or 256 doubles) have such columns at every radius they take, 1030 floats at radius 1 only.
 const std::vector<bench::size_spec> sizes_3d = {{{1, 1, 1}},   {{2, 3, 2}},    {{33, 9, 17}},  {{70, 45, 40}},

@@ -34,7 +34,6 @@ using rule = api::dispatch_rule<problem, operands>;
   const bool f32 = p.type == element_type::f32;
   return p.radius <= 2 || (p.dims == 3 && (p.radius == 3 ? f32 : !f32));
 }
-[[maybe_unused]] bool star_2d(const problem& p, const operands&) { return any_star(p).ok() && p.dims == 2; }
 // Step 10 runs every box at least as fast as step 06 (NVIDIA H200, docs/journal/stencil.md, "Step 10"
 // to "Step 10 v3"). The last kind 06 kept, 2D boxes in double at radius 1 on widths not a whole number
 // of step 10's 256-double tiles, went with v3's shifted rows (8191 x 4097: 0.163 against 0.164 ms;
@@ -52,12 +51,12 @@ constexpr rule device_rules[] = {
   // Other stars of radius 1-2 (and 3D floats at radius 3), any dimension, boundary, alignment and pitch:
   // each input plane read once into the running sums of the 2r + 1 output planes it feeds.
   {"stencil/cuda/11_star_planes", 0, 999, star_planes_pay, cuda::star_planes, "stars the copy engine cannot take, r 1-2"},
-  // 2D stars of radius 3-4: 16-byte copies ahead into shared memory.
-  {"stencil/cuda/07_vector_planes", 0, 999, star_2d, cuda::vector_planes, "2D stars r 3-4"},
   // Boxes of any dimension, boundary, alignment and pitch: each input plane read once for its 2r + 1
   // output planes (docs/journal/stencil.md, step 10).
   {"stencil/cuda/10_box_planes", 0, 999, box, cuda::box_planes, "every box"},
-  // The rest: 3D stars of radius 3-4 (3 in double) the copy engine cannot take.
+  // Only stars remain: in 2D (radius 3-4), 16-byte copies ahead into shared memory.
+  {"stencil/cuda/07_vector_planes", 0, 999, two_d, cuda::vector_planes, "2D stars r 3-4"},
+  // The rest: 3D stars the copy engine cannot take, radius 3 in double and 4 in float.
   {"stencil/cuda/06_async_planes", 0, 999, api::always<problem, operands>, cuda::async_planes, "3D stars r 3-4 off the copy engine"},
 };
 #else
